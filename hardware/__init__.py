@@ -1,0 +1,1 @@
+"""Cameras, and the optional GPIO button and light."""

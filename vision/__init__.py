@@ -1,0 +1,1 @@
+"""Image in, dice reading out."""
