@@ -1,1 +1,5 @@
 """Image in, dice reading out."""
+
+from .reading import Die, Reading
+
+__all__ = ["Die", "Reading"]
