@@ -1,0 +1,377 @@
+"""One camera interface for every source: Pi camera, USB webcam or stream, replayed images, a test fake.
+
+A source is chosen by a string that the CLI and the configuration both accept:
+
+    pi              the Raspberry Pi camera (picamera2)
+    usb:N           webcam number N (cv2.VideoCapture)
+    /dev/video2     a device path, or rtsp://... / http://... a stream URL
+    replay:PATH     a folder of images or a video file, looped at a set frame rate
+    auto            pi, then usb:0, then a replay of the repository's samples/ folder
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg")
+DEFAULT_READ_TIMEOUT = 1.5
+SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture: BGR uint8 array (height, width, 3), monotonic capture time, running index."""
+
+    image: np.ndarray
+    timestamp: float
+    index: int
+
+
+class CameraError(Exception):
+    """A camera could not deliver a frame. `reason` is a short phrase fit for a status line."""
+
+
+class CameraUnavailable(CameraError):
+    """The source cannot be opened: missing device, missing library, missing files."""
+
+
+class CameraDisconnected(CameraError):
+    """The source was open and went away (USB pulled, stream ended)."""
+
+
+class CameraTimeout(CameraError):
+    """The source is open but delivered no frame in time."""
+
+
+class Camera(ABC):
+    """A source of frames. Not thread-safe: one reader at a time."""
+
+    source: str
+    name: str
+
+    @abstractmethod
+    def read(self, timeout: float = DEFAULT_READ_TIMEOUT) -> Frame:
+        """The next frame, waiting at most `timeout` seconds; raises a CameraError subclass on failure."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the device. Safe to call twice."""
+
+    def __enter__(self) -> Camera:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def _as_bgr(image: np.ndarray, origin: str) -> np.ndarray:
+    """Frames are always 3-channel uint8; a grey or BGRA picture is converted, anything else refused."""
+    if image.dtype != np.uint8:
+        raise CameraError(f"{origin}: expected 8-bit pixels, got {image.dtype}")
+    if image.ndim == 2:
+        return np.repeat(image[:, :, None], 3, axis=2)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    if image.ndim == 3 and image.shape[2] == 4:
+        return np.ascontiguousarray(image[:, :, :3])
+    raise CameraError(f"{origin}: expected a colour picture, got an array of shape {image.shape}")
+
+
+class _Pacer:
+    """Hands out frame times at a fixed rate, sleeping until each one is due."""
+
+    def __init__(self, fps: float, clock: Callable[[], float], sleep: Callable[[float], None]):
+        self.period = 1.0 / fps
+        self.clock = clock
+        self.sleep = sleep
+        self.next_due: float | None = None
+
+    def wait(self, timeout: float) -> float:
+        now = self.clock()
+        if self.next_due is None or self.next_due < now - self.period:
+            # first frame, or the reader fell behind: restart the schedule rather than burst
+            self.next_due = now
+        delay = self.next_due - now
+        if delay > timeout:
+            self.sleep(timeout)
+            raise CameraTimeout(f"next replay frame is due in {delay:.2f} s, later than the {timeout} s timeout")
+        if delay > 0:
+            self.sleep(delay)
+        due = self.next_due
+        self.next_due += self.period
+        return due
+
+
+def list_images(folder: Path) -> list[Path]:
+    """Image files under `folder`, in path order, so a sequence folder plays in its frame order."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+class ReplayCamera(Camera):
+    """Replays a folder of images (each held for `hold` frames) or a video file, looping, at `fps`.
+
+    Holding each still picture for several frames makes a folder of single throws look like real
+    play to the table loop: the change of picture is the movement, the repeats are the dice at rest.
+    A folder of consecutive frames of one throw (hold=1) plays as the moving-then-still sequence it is.
+    """
+
+    def __init__(self, path: str | Path, *, fps: float = 4.0, hold: int = 1, loop: bool = True,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        if fps <= 0:
+            raise ValueError(f"replay fps must be above 0, got {fps}")
+        if hold < 1:
+            raise ValueError(f"replay hold must be at least 1 frame, got {hold}")
+        self.path = Path(path).expanduser()
+        self.source = f"replay:{path}"
+        self.name = f"replay of {self.path.name or self.path}"
+        self.hold = hold
+        self.loop = loop
+        self._pacer = _Pacer(fps, clock, sleep)
+        self._index = 0
+        self._video = None
+        self._images: list[Path] = []
+        if self.path.is_dir():
+            self._images = list_images(self.path)
+            if not self._images:
+                raise CameraUnavailable(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.path}")
+        elif self.path.is_file():
+            self._video = _open_video_file(self.path)
+        else:
+            raise CameraUnavailable(f"replay path {self.path} does not exist")
+        self._closed = False
+
+    @property
+    def image_count(self) -> int | None:
+        return len(self._images) if self._video is None else None
+
+    def read(self, timeout: float = DEFAULT_READ_TIMEOUT) -> Frame:
+        if self._closed:
+            raise CameraDisconnected(f"{self.name} is closed")
+        position = self._index // self.hold
+        if self._video is None:
+            if position >= len(self._images) and not self.loop:
+                raise CameraDisconnected(f"{self.name} reached its last image")
+            image = self._load_image(self._images[position % len(self._images)])
+        else:
+            image = self._next_video_image()
+        timestamp = self._pacer.wait(timeout)
+        frame = Frame(image=image, timestamp=timestamp, index=self._index)
+        self._index += 1
+        return frame
+
+    def _load_image(self, path: Path) -> np.ndarray:
+        import cv2
+
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise CameraError(f"cannot read image {path} (missing or not a picture)")
+        return _as_bgr(image, str(path))
+
+    def _next_video_image(self) -> np.ndarray:
+        import cv2
+
+        if self._index % self.hold:
+            return self._held
+        ok, image = self._video.read()
+        if not ok:
+            if not self.loop:
+                raise CameraDisconnected(f"{self.name} reached the end of the video")
+            self._video.set(cv2.CAP_PROP_POS_FRAMES, 0)
+            ok, image = self._video.read()
+            if not ok:
+                raise CameraError(f"cannot decode any frame of {self.path}")
+        self._held = _as_bgr(image, str(self.path))
+        return self._held
+
+    def close(self) -> None:
+        self._closed = True
+        if self._video is not None:
+            self._video.release()
+
+
+def _open_video_file(path: Path):
+    import cv2
+
+    video = cv2.VideoCapture(str(path))
+    if not video.isOpened():
+        raise CameraUnavailable(f"cannot open video file {path} (unknown format or damaged)")
+    return video
+
+
+class BackgroundCamera(Camera):
+    """A camera whose driver call blocks: a thread keeps grabbing so `read` returns the newest
+    picture, not one that waited in the driver's queue while the dice moved, and so `read` honours
+    its timeout even when the driver hangs on a pulled cable."""
+
+    def _start_grabbing(self) -> None:
+        self._condition = threading.Condition()
+        self._latest: Frame | None = None
+        self._failure: CameraError | None = None
+        self._returned_index = -1
+        self._stopping = False
+        self._thread = threading.Thread(target=self._grab_loop, name=f"grab {self.name}", daemon=True)
+        self._thread.start()
+
+    @abstractmethod
+    def _grab(self) -> np.ndarray:
+        """Block until the driver has the next picture; raise CameraError when it cannot."""
+
+    @abstractmethod
+    def _release(self) -> None:
+        """Free the driver; called once the grab thread is out of `_grab`."""
+
+    def _grab_loop(self) -> None:
+        index = 0
+        while not self._stopping:
+            try:
+                image = _as_bgr(self._grab(), self.name)
+                failure = None
+            except CameraError as error:
+                failure = error
+            except Exception as error:  # a driver fault must reach the reader, not kill the thread silently
+                failure = CameraDisconnected(f"{self.name} failed: {type(error).__name__}: {error}")
+            with self._condition:
+                if self._stopping:
+                    return
+                if failure is not None:
+                    self._failure = failure
+                    self._condition.notify_all()
+                    return
+                self._latest = Frame(image, time.monotonic(), index)
+                index += 1
+                self._condition.notify_all()
+
+    def read(self, timeout: float = DEFAULT_READ_TIMEOUT) -> Frame:
+        deadline = time.monotonic() + timeout
+        with self._condition:
+            while True:
+                if self._latest is not None and self._latest.index > self._returned_index:
+                    self._returned_index = self._latest.index
+                    return self._latest
+                if self._failure is not None:
+                    raise self._failure
+                if self._stopping:
+                    raise CameraDisconnected(f"{self.name} is closed")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise CameraTimeout(f"{self.name} sent no picture for {timeout:.1f} s")
+                self._condition.wait(remaining)
+
+    def close(self) -> None:
+        with self._condition:
+            if self._stopping:
+                return
+            self._stopping = True
+            self._condition.notify_all()
+        self._thread.join(timeout=2.0)
+        if not self._thread.is_alive():
+            self._release()
+
+
+class VideoCaptureCamera(BackgroundCamera):
+    """A webcam, device path or stream URL through cv2.VideoCapture."""
+
+    def __init__(self, target: int | str, *, width: int | None = None, height: int | None = None,
+                 source: str | None = None):
+        import cv2
+
+        self.source = source or (f"usb:{target}" if isinstance(target, int) else str(target))
+        self.name = f"webcam {target}" if isinstance(target, int) else str(target)
+        self._capture = cv2.VideoCapture(target)
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise CameraUnavailable(f"cannot open {self.name} (not connected, or in use by another program)")
+        if width and height:
+            self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self._start_grabbing()
+
+    def _grab(self) -> np.ndarray:
+        ok, image = self._capture.read()
+        if not ok:
+            raise CameraDisconnected(f"{self.name} stopped sending pictures (unplugged or stream ended)")
+        return image
+
+    def _release(self) -> None:
+        self._capture.release()
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """A parsed source string: kind is 'pi', 'usb', 'device', 'url', 'replay' or 'auto'."""
+
+    kind: str
+    target: str | int | None = None
+
+
+def parse_source(text: str) -> SourceSpec:
+    """Check a source string without opening anything; ValueError says what is accepted."""
+    value = text.strip()
+    if value in ("pi", "auto"):
+        return SourceSpec(value)
+    if value.startswith("usb:"):
+        number = value[4:]
+        if not number.isdigit():
+            raise ValueError(f"camera source {text!r}: usb:N needs a webcam number, e.g. usb:0")
+        return SourceSpec("usb", int(number))
+    if value.startswith("replay:"):
+        path = value[7:]
+        if not path:
+            raise ValueError(f"camera source {text!r}: replay:PATH needs a folder of images or a video file")
+        return SourceSpec("replay", path)
+    if "://" in value:
+        return SourceSpec("url", value)
+    if value.startswith("/dev/"):
+        return SourceSpec("device", value)
+    raise ValueError(
+        f"unknown camera source {text!r}: use pi, usb:N, a device path such as /dev/video0, "
+        "a stream URL, replay:PATH or auto"
+    )
+
+
+def open_camera(source: str, **options) -> Camera:
+    """Open the source named by `source`. Options: width, height (pi, usb), fps, hold (replay),
+    and the Pi camera's settings (see hardware.picamera.PiCameraSettings fields)."""
+    spec = parse_source(source)
+    if spec.kind == "auto":
+        return _open_auto(options)
+    if spec.kind == "pi":
+        from .picamera import open_pi_camera
+
+        return open_pi_camera(**_pick(options, _PI_OPTIONS))
+    if spec.kind in ("usb", "device", "url"):
+        return VideoCaptureCamera(spec.target, source=source, **_pick(options, ("width", "height")))
+    return ReplayCamera(spec.target, **_pick(options, ("fps", "hold", "loop")))
+
+
+_PI_OPTIONS = ("width", "height", "swap_red_blue", "ae_settle_seconds", "exposure_time_us", "analogue_gain",
+               "colour_gains", "flicker_hz", "lens_position")
+
+
+def _pick(options: dict, names: Sequence[str]) -> dict:
+    return {name: options[name] for name in names if options.get(name) is not None}
+
+
+def _open_auto(options: dict) -> Camera:
+    reasons = []
+    for source in ("pi", "usb:0"):
+        try:
+            return open_camera(source, **options)
+        except CameraUnavailable as error:
+            reasons.append(f"{source}: {error}")
+    if not SAMPLES_DIR.is_dir():
+        reasons.append(f"replay: the samples folder {SAMPLES_DIR} is missing")
+        raise CameraUnavailable("no camera found; " + "; ".join(reasons))
+    try:
+        return open_camera(f"replay:{SAMPLES_DIR}", **options)
+    except CameraUnavailable as error:
+        reasons.append(f"replay: {error}")
+        raise CameraUnavailable("no camera found; " + "; ".join(reasons)) from None

@@ -1,0 +1,206 @@
+"""Camera sources: replay of folders and videos, webcam-style capture, source strings, auto fallback."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware import camera as camera_module
+from hardware.camera import (
+    CameraDisconnected,
+    CameraTimeout,
+    CameraUnavailable,
+    ReplayCamera,
+    SourceSpec,
+    VideoCaptureCamera,
+    open_camera,
+    parse_source,
+)
+from hardware.fake_camera import FakeCamera, blank_image
+
+
+def coloured(value: int, width: int = 32, height: int = 24) -> np.ndarray:
+    image = np.zeros((height, width, 3), dtype=np.uint8)
+    image[:, :, 0] = value
+    image[:, :, 2] = 255 - value
+    return image
+
+
+@pytest.fixture
+def image_folder(tmp_path):
+    folder = tmp_path / "throw"
+    folder.mkdir()
+    for number, value in enumerate((10, 90, 170)):
+        cv2.imwrite(str(folder / f"frame_{number:03d}.png"), coloured(value))
+    return folder
+
+
+@pytest.fixture
+def video_file(tmp_path):
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (32, 24))
+    assert writer.isOpened()
+    for value in (0, 120, 240, 60):
+        writer.write(np.full((24, 32, 3), value, dtype=np.uint8))
+    writer.release()
+    return path
+
+
+def test_replay_folder_plays_images_in_name_order_and_loops(image_folder):
+    with open_camera(f"replay:{image_folder}", fps=1000) as camera:
+        frames = [camera.read() for _ in range(7)]
+    blues = [int(frame.image[0, 0, 0]) for frame in frames]
+    assert blues == [10, 90, 170, 10, 90, 170, 10]
+    assert [frame.index for frame in frames] == list(range(7))
+    assert all(frame.image.dtype == np.uint8 and frame.image.shape == (24, 32, 3) for frame in frames)
+    assert all(a.timestamp < b.timestamp for a, b in zip(frames, frames[1:]))
+
+
+def test_replay_holds_each_image_for_hold_frames(image_folder):
+    camera = ReplayCamera(image_folder, fps=1000, hold=3)
+    blues = [int(camera.read().image[0, 0, 0]) for _ in range(7)]
+    assert blues == [10, 10, 10, 90, 90, 90, 170]
+
+
+def test_replay_without_loop_ends_with_disconnect(image_folder):
+    camera = ReplayCamera(image_folder, fps=1000, loop=False)
+    for _ in range(3):
+        camera.read()
+    with pytest.raises(CameraDisconnected, match="last image"):
+        camera.read()
+
+
+def test_replay_paces_frames_at_the_set_rate(image_folder):
+    now = [100.0]
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        now[0] += seconds
+
+    camera = ReplayCamera(image_folder, fps=4, clock=lambda: now[0], sleep=sleep)
+    stamps = [camera.read().timestamp for _ in range(4)]
+    assert stamps == [100.0, 100.25, 100.5, 100.75]
+    assert slept == [0.25, 0.25, 0.25]
+
+
+def test_replay_read_times_out_when_the_next_frame_is_later_than_the_timeout(image_folder):
+    now = [0.0]
+    camera = ReplayCamera(image_folder, fps=0.5, clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    camera.read()
+    with pytest.raises(CameraTimeout):
+        camera.read(timeout=1.0)
+
+
+def test_replay_video_file_loops(video_file):
+    camera = open_camera(f"replay:{video_file}", fps=1000)
+    greys = [int(camera.read().image[5, 5, 1]) for _ in range(6)]
+    camera.close()
+    # MJPG is lossy: compare with a tolerance
+    assert greys[:4] == pytest.approx([0, 120, 240, 60], abs=6)
+    assert greys[4:] == pytest.approx([0, 120], abs=6)
+
+
+def test_replay_of_missing_or_empty_paths_is_unavailable(tmp_path):
+    with pytest.raises(CameraUnavailable, match="does not exist"):
+        open_camera(f"replay:{tmp_path / 'nowhere'}")
+    with pytest.raises(CameraUnavailable, match="no images"):
+        open_camera(f"replay:{tmp_path}")
+
+
+def test_replay_of_an_unreadable_image_names_the_file(tmp_path):
+    (tmp_path / "broken.png").write_bytes(b"not a png")
+    camera = ReplayCamera(tmp_path, fps=1000)
+    with pytest.raises(camera_module.CameraError, match="broken.png"):
+        camera.read()
+
+
+def test_video_capture_camera_reads_a_file_then_reports_the_end_as_disconnect(video_file):
+    camera = VideoCaptureCamera(str(video_file))
+    seen = []
+    with pytest.raises(CameraDisconnected, match="stopped sending"):
+        for _ in range(10):
+            seen.append(camera.read(timeout=2.0))
+    camera.close()
+    # the reader keeps only the newest picture, so it may skip some, but never repeats one
+    indexes = [frame.index for frame in seen]
+    assert indexes == sorted(set(indexes)) and 1 <= len(indexes) <= 4
+
+
+def test_video_capture_camera_that_cannot_open_is_unavailable(tmp_path):
+    with pytest.raises(CameraUnavailable, match="cannot open"):
+        VideoCaptureCamera(str(tmp_path / "missing.avi"))
+
+
+@pytest.mark.parametrize("text, spec", [
+    ("pi", SourceSpec("pi")),
+    ("auto", SourceSpec("auto")),
+    ("usb:0", SourceSpec("usb", 0)),
+    ("usb:12", SourceSpec("usb", 12)),
+    ("/dev/video2", SourceSpec("device", "/dev/video2")),
+    ("rtsp://table.local/stream", SourceSpec("url", "rtsp://table.local/stream")),
+    ("replay:samples", SourceSpec("replay", "samples")),
+])
+def test_parse_source_accepts_every_documented_form(text, spec):
+    assert parse_source(text) == spec
+
+
+@pytest.mark.parametrize("text", ["usb:", "usb:x", "replay:", "webcam", "", "video0"])
+def test_parse_source_refuses_unknown_forms_with_the_accepted_list(text):
+    with pytest.raises(ValueError, match="usb:|replay:"):
+        parse_source(text)
+
+
+def test_auto_falls_back_to_replaying_samples(monkeypatch, image_folder):
+    tried = []
+
+    def unavailable(target, **_):
+        tried.append(target)
+        raise CameraUnavailable("nothing here")
+
+    monkeypatch.setattr(camera_module, "VideoCaptureCamera", unavailable)
+    monkeypatch.setattr(camera_module, "SAMPLES_DIR", image_folder)
+    monkeypatch.setitem(__import__("sys").modules, "picamera2", None)
+    camera = open_camera("auto", fps=1000)
+    assert isinstance(camera, ReplayCamera) and camera.path == image_folder
+    assert tried == [0]
+
+
+def test_auto_without_samples_says_what_it_tried(monkeypatch, tmp_path):
+    def unavailable(target, **_):
+        raise CameraUnavailable("no webcam")
+
+    monkeypatch.setattr(camera_module, "VideoCaptureCamera", unavailable)
+    monkeypatch.setattr(camera_module, "SAMPLES_DIR", tmp_path / "samples")
+    monkeypatch.setitem(__import__("sys").modules, "picamera2", None)
+    with pytest.raises(CameraUnavailable) as caught:
+        open_camera("auto")
+    message = str(caught.value)
+    assert "pi:" in message and "usb:0: no webcam" in message and "samples folder" in message
+
+
+def test_fake_camera_cycles_images_and_obeys_its_script():
+    fake = FakeCamera([blank_image(grey=1), blank_image(grey=2)]).open()
+    assert [int(fake.read().image[0, 0, 0]) for _ in range(3)] == [1, 2, 1]
+    fake.fail_next()
+    with pytest.raises(camera_module.CameraError, match="scripted"):
+        fake.read()
+    fake.stall()
+    with pytest.raises(CameraTimeout):
+        fake.read(timeout=0.05)
+    fake.resume()
+    fake.read()
+    fake.unplug()
+    with pytest.raises(CameraDisconnected):
+        fake.read()
+    with pytest.raises(CameraUnavailable):
+        fake.open()
+    fake.plug_in()
+    assert fake.open().read().image.shape == (48, 64, 3)
+
+
+def test_frames_are_three_channel_uint8_whatever_the_picture(tmp_path):
+    cv2.imwrite(str(tmp_path / "grey.png"), np.full((10, 12), 77, dtype=np.uint8))
+    frame = ReplayCamera(tmp_path, fps=1000).read()
+    assert frame.image.shape == (10, 12, 3) and frame.image.dtype == np.uint8
