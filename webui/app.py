@@ -1,0 +1,112 @@
+"""The Flask application factory: the table service, its API, the tablet pages and the guards."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+from werkzeug.exceptions import HTTPException
+
+from hardware.config import Settings
+from scorer.game import GameError
+from scorer.store import GameStore
+
+from . import security
+from .api import BadRequest, api, error_response
+from .service import TableError, TableService, InvalidFieldError
+
+log = logging.getLogger(__name__)
+
+# Rule refusals that are about the game's state rather than the request's shape.
+CONFLICT_CODES = {"roll_limit", "no_roll", "category_used", "game_over", "nothing_to_undo"}
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+
+
+def create_app(settings: Settings | Mapping[str, Any] | None = None, camera: Any = None, *,
+               advisor: Any = None, start_loop: bool = True) -> Flask:
+    """The table's app. `settings` is a hardware.config.Settings or a mapping of its fields; with a
+    `camera` (anything with read(timeout) -> Frame) the table loop runs in a background thread,
+    started now unless `start_loop` is False (then app.extensions["yacht_table_loop"].start())."""
+    settings = _as_settings(settings)
+    app = Flask(__name__)
+    app.config["JSON_SORT_KEYS"] = False
+    store = GameStore.in_data_dir(settings.data_dir)
+    source = "off" if camera is None else getattr(camera, "source", settings.camera)
+    service = TableService(store, camera_source=source, advisor=advisor)
+    app.extensions["yacht_table"] = service
+    app.extensions["yacht_table_settings"] = settings
+
+    security.install(app, host=settings.host, allowed_hosts=settings.allowed_hosts, pin=settings.pin,
+                     error_response=error_response)
+    _install_error_handlers(app)
+    app.register_blueprint(api)
+    if importlib.util.find_spec("webui.pages") is not None:
+        from .pages import pages
+
+        app.register_blueprint(pages)
+
+    if camera is not None:
+        from .table import TableLoop
+
+        loop = TableLoop(camera, service, settle_seconds=settings.settle_seconds)
+        app.extensions["yacht_table_loop"] = loop
+        app.extensions["yacht_table_preview"] = loop.preview
+        app.extensions["yacht_table_still"] = loop.still_jpeg
+        if start_loop:
+            loop.start()
+    return app
+
+
+def shutdown(app: Flask) -> None:
+    """Stop the loop, end every open stream and close the database."""
+    loop = app.extensions.get("yacht_table_loop")
+    if loop is not None:
+        loop.stop()
+    service: TableService = app.extensions["yacht_table"]
+    service.broadcaster.close()
+    service.store.close()
+
+
+def _as_settings(settings: Settings | Mapping[str, Any] | None) -> Settings:
+    if settings is None:
+        return Settings()
+    if isinstance(settings, Settings):
+        return settings
+    return dataclasses.replace(Settings(), **dict(settings))
+
+
+def _install_error_handlers(app: Flask) -> None:
+    @app.errorhandler(BadRequest)
+    def bad_request(error: BadRequest):
+        return error_response(400, error.code, str(error), error.field)
+
+    @app.errorhandler(InvalidFieldError)
+    def invalid_field(error: InvalidFieldError):
+        return error_response(400, "invalid_input", str(error), error.field)
+
+    @app.errorhandler(TableError)
+    def refused(error: TableError):
+        return error_response(error.status, error.code, str(error), error.field)
+
+    @app.errorhandler(GameError)
+    def rule_refusal(error: GameError):
+        if error.code in CONFLICT_CODES:
+            return error_response(409, error.code, str(error))
+        return error_response(400, error.code, str(error), getattr(error, "field", None))
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException):
+        status = error.code or 500
+        code = _HTTP_CODES.get(status, "http_error")
+        return error_response(status, code, error.description or error.name)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception):
+        log.exception("unexpected error answering a request")
+        return error_response(500, "internal_error",
+                              "the table hit an unexpected error; it has been logged")
