@@ -1,0 +1,87 @@
+"""Every language of the tablet page says everything English says, with the category names of
+RULES.md."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scorer.rules import CATEGORIES
+from webui.i18n import LANGUAGES, REFERENCE_LANGUAGE, catalog_problems, compare_catalogs, load_catalog
+
+RULES = Path(__file__).resolve().parents[1].parent / "shared" / "RULES.md"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_catalogue_is_complete(language):
+    assert catalog_problems(language) == []
+
+
+def test_english_names_every_category():
+    english = load_catalog(REFERENCE_LANGUAGE)
+    assert all(f"cat.{category}" in english for category in CATEGORIES)
+
+
+def _rules_names() -> dict[str, dict[str, str]]:
+    """The 'Names in the seed languages' table of RULES.md: {language: {category: name}}."""
+    if not RULES.exists():
+        pytest.skip(f"{RULES} is absent: the category names cannot be checked against it")
+    text = RULES.read_text(encoding="utf-8")
+    section = text[text.index("## Names in the seed languages"):]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    header, rows = lines[0], lines[2:]  # lines[1] is the |---| separator
+    languages = [cell.strip().split()[0] for cell in header.strip("|").split("|")][1:]
+    names: dict[str, dict[str, str]] = {language: {} for language in languages}
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        category = cells[0].strip("`")
+        for language, name in zip(languages, cells[1:]):
+            names[language][category] = name
+    return names
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_category_names_are_those_of_the_rules(language):
+    expected = _rules_names()[language]
+    assert set(expected) == set(CATEGORIES)
+    catalog = load_catalog(language)
+    assert {category: catalog[f"cat.{category}"] for category in CATEGORIES} == expected
+
+
+def test_serbian_is_written_in_cyrillic():
+    latin = re.compile(r"[A-Za-z]")
+    serbian = load_catalog("sr")
+    # Placeholders such as {name} are code, not words.
+    words = {key: re.sub(r"\{\w+\}", "", text) for key, text in serbian.items()}
+    assert {key: text for key, text in words.items() if latin.search(text) and text != "ПИН"} == {}
+
+
+def test_unknown_language_is_refused():
+    with pytest.raises(ValueError, match="unknown language 'de'"):
+        load_catalog("de")
+
+
+texts = st.text(alphabet=st.characters(categories=["L", "Zs"]), min_size=1, max_size=12).filter(str.strip)
+catalogues = st.dictionaries(st.from_regex(r"[a-z_.]{1,10}", fullmatch=True), texts, min_size=1, max_size=8)
+
+
+@given(catalogues, st.data())
+def test_a_dropped_or_altered_entry_is_reported(reference, data):
+    assert compare_catalogs(reference, dict(reference), "xx") == []
+    key = data.draw(st.sampled_from(sorted(reference)))
+
+    dropped = {k: v for k, v in reference.items() if k != key}
+    assert compare_catalogs(reference, dropped, "xx") == [f"xx: missing {key!r}"]
+
+    emptied = dict(reference, **{key: " "})
+    assert compare_catalogs(reference, emptied, "xx") == [f"xx: {key!r} is empty"]
+
+    with_placeholder = dict(reference, **{key: reference[key] + " {n}"})
+    assert len(compare_catalogs(reference, with_placeholder, "xx")) == 1
+
+    extra = dict(reference, **{"zz_not_in_reference": "x"})
+    assert compare_catalogs(reference, extra, "xx") == ["xx: 'zz_not_in_reference' is not in English"]

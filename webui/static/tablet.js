@@ -1,0 +1,899 @@
+// The tablet page. The table service owns the truth: this script shows the last State it was sent
+// (over /api/events), and every tap becomes one POST carrying the version it saw.
+"use strict";
+
+const CONFIG = JSON.parse(document.getElementById("page-config").textContent);
+const CATEGORIES = CONFIG.categories;
+const MAX_PLAYERS = 8;
+const MAX_NAME_LENGTH = 24;
+// A state check this often catches a stream that died silently (a tablet's Wi-Fi sleeping).
+const WATCHDOG_MS = 10000;
+const FETCH_TIMEOUT_MS = 5000;
+// Turns that cost less than this against the advisor are rounding noise, not mistakes.
+const COSTLY_THRESHOLD = 0.05;
+const COSTLY_SHOWN = 3;
+// A camera die below this confidence is outlined so players check it.
+const DOUBTFUL_CONFIDENCE = 0.75;
+
+const $ = (id) => document.getElementById(id);
+
+const page = {
+  state: null,
+  language: pickLanguage(),
+  startOpen: false,
+  startPlayers: null,
+  pastGames: [],
+  historyGame: null,
+  busy: false,
+  connected: false,
+  wasLost: false,
+  events: null,
+  reconnectDelay: 1000,
+  pendingRecord: null,
+  pendingDie: null,
+  manualDice: [null, null, null, null, null],
+  celebrated: null,
+  toastTimer: null,
+};
+
+// --- words ---------------------------------------------------------------------------------------
+
+function pickLanguage() {
+  const saved = localStorage.getItem("yacht.language");
+  if (CONFIG.languages.includes(saved)) return saved;
+  for (const wanted of navigator.languages || []) {
+    const base = wanted.toLowerCase().split("-")[0];
+    if (CONFIG.languages.includes(base)) return base;
+  }
+  return "en";
+}
+
+function t(key, params = {}) {
+  const text = CONFIG.catalogs[page.language][key] ?? CONFIG.catalogs.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+function locale() {
+  return page.language === "sr" ? "sr-Cyrl" : page.language;
+}
+
+function categoryName(category) {
+  return t("cat." + category);
+}
+
+function formatPoints(value) {
+  return new Intl.NumberFormat(locale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
+}
+
+function formatDate(iso) {
+  if (!iso) return "";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return new Intl.DateTimeFormat(locale(), { dateStyle: "medium", timeStyle: "short" }).format(date);
+}
+
+function joinNames(names) {
+  if (names.length < 2) return names.join("");
+  return names.slice(0, -1).join(", ") + " " + t("and") + " " + names[names.length - 1];
+}
+
+function setLanguage(language) {
+  page.language = language;
+  localStorage.setItem("yacht.language", language);
+  render();
+}
+
+function translateStatic() {
+  document.documentElement.lang = locale();
+  document.title = t("app_title");
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+}
+
+// --- DOM helpers ---------------------------------------------------------------------------------
+
+function el(tag, props = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "onclick") node.addEventListener("click", value);
+    else if (key in node && typeof value !== "string") node[key] = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of [].concat(children)) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+const PIP_LAYOUTS = {
+  1: [[50, 50]],
+  2: [[73, 27], [27, 73]],
+  3: [[73, 27], [50, 50], [27, 73]],
+  4: [[27, 27], [73, 27], [27, 73], [73, 73]],
+  5: [[27, 27], [73, 27], [50, 50], [27, 73], [73, 73]],
+  6: [[27, 25], [27, 50], [27, 75], [73, 25], [73, 50], [73, 75]],
+};
+
+function dieFace(value) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 100 100");
+  svg.setAttribute("class", "face");
+  svg.setAttribute("aria-hidden", "true");
+  const body = document.createElementNS(ns, "rect");
+  for (const [name, v] of [["x", 4], ["y", 4], ["width", 92], ["height", 92], ["rx", 18], ["class", "face-body"]]) {
+    body.setAttribute(name, v);
+  }
+  svg.append(body);
+  for (const [cx, cy] of PIP_LAYOUTS[value] || []) {
+    const pip = document.createElementNS(ns, "circle");
+    pip.setAttribute("cx", cx);
+    pip.setAttribute("cy", cy);
+    pip.setAttribute("r", 9.5);
+    pip.setAttribute("class", "pip");
+    svg.append(pip);
+  }
+  if (!PIP_LAYOUTS[value]) {
+    const mark = document.createElementNS(ns, "text");
+    mark.setAttribute("x", 50);
+    mark.setAttribute("y", 64);
+    mark.setAttribute("text-anchor", "middle");
+    mark.setAttribute("class", "face-unknown");
+    mark.textContent = "?";
+    svg.append(mark);
+  }
+  return svg;
+}
+
+function showToast(message) {
+  const toast = $("toast");
+  toast.textContent = message;
+  toast.hidden = false;
+  clearTimeout(page.toastTimer);
+  page.toastTimer = setTimeout(() => (toast.hidden = true), 4000);
+}
+
+// --- talking to the table ------------------------------------------------------------------------
+
+async function fetchJson(url, options = {}) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
+  try {
+    const response = await fetch(url, { ...options, signal: controller.signal, cache: "no-store" });
+    const body = await response.json().catch(() => null);
+    return { response, body };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function applyState(state) {
+  if (!state || typeof state.version !== "number") return;
+  if (page.state && state.version < page.state.version) return;
+  const previous = page.state;
+  page.state = state;
+  celebrateYacht(previous, state);
+  render();
+}
+
+async function refreshState() {
+  const { response, body } = await fetchJson("/api/state");
+  if (!response.ok) throw new Error("state " + response.status);
+  applyState(body);
+}
+
+function pin() {
+  return sessionStorage.getItem("yacht.pin");
+}
+
+function askPin(wrong) {
+  const dialog = $("dialog-pin");
+  $("pin-text").textContent = wrong ? t("pin_wrong") : t("pin_text");
+  $("pin-input").value = "";
+  return new Promise((resolve) => {
+    const finish = () => {
+      dialog.removeEventListener("close", finish);
+      const value = dialog.returnValue === "ok" ? $("pin-input").value.trim() : "";
+      if (value) sessionStorage.setItem("yacht.pin", value);
+      resolve(value);
+    };
+    dialog.addEventListener("close", finish);
+    dialog.returnValue = "";
+    dialog.showModal();
+  });
+}
+
+// One write: the version seen goes with it; a stale version refetches, a PIN refusal asks once.
+async function send(path, payload) {
+  if (page.busy) return false;
+  page.busy = true;
+  document.body.classList.add("busy");
+  try {
+    for (;;) {
+      const headers = { "Content-Type": "application/json" };
+      if (pin()) headers["X-Table-Pin"] = pin();
+      const version = page.state ? page.state.version : 0;
+      let reply;
+      try {
+        reply = await fetchJson(path, { method: "POST", headers, body: JSON.stringify({ ...payload, version }) });
+      } catch (error) {
+        showToast(t("err.network"));
+        return false;
+      }
+      const { response, body } = reply;
+      if (response.ok) {
+        applyState(body);
+        return true;
+      }
+      const error = (body && body.error) || {};
+      if (response.status === 403 && (error.code === "pin_required" || error.code === "pin_wrong")) {
+        if (error.code === "pin_wrong") sessionStorage.removeItem("yacht.pin");
+        if (await askPin(error.code === "pin_wrong")) continue;
+        return false;
+      }
+      if (error.code === "stale_version") {
+        showToast(t("stale"));
+        await refreshState().catch(() => showToast(t("err.network")));
+        return false;
+      }
+      const known = "err." + error.code;
+      const text = known in CONFIG.catalogs.en ? t(known) : t("error", { message: error.message || response.status });
+      showToast(text);
+      return false;
+    }
+  } finally {
+    page.busy = false;
+    document.body.classList.remove("busy");
+  }
+}
+
+function setConnected(connected) {
+  if (connected === page.connected) return;
+  page.connected = connected;
+  const badge = $("connection");
+  if (!connected) {
+    page.wasLost = true;
+    badge.className = "connection lost";
+    badge.textContent = t("conn_lost");
+    badge.hidden = false;
+    return;
+  }
+  if (!page.wasLost) return;
+  page.wasLost = false;
+  badge.className = "connection ok";
+  badge.textContent = t("conn_back");
+  badge.hidden = false;
+  setTimeout(() => page.connected && (badge.hidden = true), 2500);
+}
+
+function connectEvents() {
+  if (page.events) page.events.close();
+  const events = new EventSource("/api/events");
+  page.events = events;
+  events.addEventListener("state", (message) => {
+    page.reconnectDelay = 1000;
+    setConnected(true);
+    try {
+      applyState(JSON.parse(message.data));
+    } catch (error) {
+      console.error("bad state event", error);
+    }
+  });
+  events.addEventListener("open", () => setConnected(true));
+  events.addEventListener("error", () => {
+    setConnected(false);
+    // The browser retries by itself unless the server refused outright; then retry here.
+    if (events.readyState === EventSource.CLOSED) {
+      setTimeout(() => page.events === events && connectEvents(), page.reconnectDelay);
+      page.reconnectDelay = Math.min(page.reconnectDelay * 2, 15000);
+    }
+  });
+}
+
+async function watchdog() {
+  try {
+    await refreshState();
+    if (!page.connected || !page.events || page.events.readyState === EventSource.CLOSED) connectEvents();
+  } catch (error) {
+    setConnected(false);
+  }
+}
+
+// --- rendering -----------------------------------------------------------------------------------
+
+function currentGame() {
+  return page.state ? page.state.game : null;
+}
+
+function screenToShow() {
+  if (location.pathname === "/history") return "history";
+  if (!page.state) return "loading";
+  const game = currentGame();
+  if (page.startOpen || !game) return "start";
+  return game.is_over ? "over" : "game";
+}
+
+function render() {
+  translateStatic();
+  const screen = screenToShow();
+  for (const name of ["loading", "start", "game", "over", "history"]) $("screen-" + name).hidden = name !== screen;
+  document.body.dataset.screen = screen;
+  renderTopbar(screen);
+  if (screen === "start") renderStart();
+  if (screen === "game") renderGame();
+  if (screen === "over") renderOver();
+  if (screen === "history") renderHistory();
+}
+
+function renderTopbar(screen) {
+  const game = currentGame();
+  const undo = $("undo-button");
+  undo.hidden = !(game && (screen === "game" || screen === "over"));
+  undo.disabled = !(game && game.can_undo);
+  $("new-game-button").hidden = screen === "start";
+  $("history-button").hidden = screen === "history";
+  const camera = page.state ? page.state.camera : null;
+  const status = camera ? camera.status : "off";
+  const pill = $("camera-pill");
+  pill.dataset.status = status;
+  $("camera-pill-text").textContent = t("cam." + status);
+  pill.setAttribute("aria-label", t("camera_view") + ": " + t("cam." + status));
+  const badge = $("connection");
+  if (!badge.hidden) badge.textContent = page.connected ? t("conn_back") : t("conn_lost");
+}
+
+// Start screen -------------------------------------------------------------------------------------
+
+function openStart() {
+  const game = currentGame();
+  page.startPlayers = game ? [...game.players] : ["", ""];
+  page.startOpen = true;
+  $("player-list").dataset.language = "";
+  $("start-error").hidden = true;
+  loadPastGames();
+  navigate("/");
+}
+
+function renderStart() {
+  if (!page.startPlayers) {
+    const game = currentGame();
+    page.startPlayers = game ? [...game.players] : ["", ""];
+    loadPastGames();
+  }
+  const list = $("player-list");
+  // Rebuilding the inputs on every state event would drop what is being typed, so only on change.
+  if (list.dataset.language !== page.language || list.children.length !== page.startPlayers.length) renderPlayerList();
+  const game = currentGame();
+  $("back-to-game").hidden = !game;
+
+  $("language-list").replaceChildren(
+    ...CONFIG.languages.map((language) =>
+      el("button", {
+        type: "button",
+        class: "button language",
+        lang: language === "sr" ? "sr-Cyrl" : language,
+        "aria-pressed": String(language === page.language),
+        "data-language": language,
+        text: CONFIG.catalogs[language].language_name,
+        onclick: () => setLanguage(language),
+      }),
+    ),
+  );
+
+  const currentId = game ? game.id : null;
+  const unfinished = page.pastGames.filter((past) => !past.is_over && past.id !== currentId);
+  $("unfinished").hidden = unfinished.length === 0;
+  $("unfinished-list").replaceChildren(...unfinished.map((past) => gameListItem(past, true)));
+}
+
+function renderPlayerList() {
+  const list = $("player-list");
+  list.dataset.language = page.language;
+  list.replaceChildren(
+    ...page.startPlayers.map((name, index) =>
+      el("li", { class: "player-row" }, [
+        el("span", { class: "player-number", text: String(index + 1) }),
+        el("input", {
+          class: "text-input",
+          type: "text",
+          value: name,
+          maxlength: String(MAX_NAME_LENGTH),
+          placeholder: t("player_default", { n: index + 1 }),
+          "aria-label": t("player_name", { n: index + 1 }),
+          "data-player": String(index),
+          enterkeyhint: "done",
+          oninput: (event) => (page.startPlayers[index] = event.target.value),
+        }),
+        el("button", {
+          type: "button", class: "button icon", text: "↑", "aria-label": t("move_up"), disabled: index === 0,
+          onclick: () => movePlayer(index, -1),
+        }),
+        el("button", {
+          type: "button", class: "button icon", text: "↓", "aria-label": t("move_down"),
+          disabled: index === page.startPlayers.length - 1, onclick: () => movePlayer(index, 1),
+        }),
+        el("button", {
+          type: "button", class: "button icon", text: "✕", "aria-label": t("remove_player"),
+          disabled: page.startPlayers.length === 1, onclick: () => removePlayer(index),
+        }),
+      ]),
+    ),
+  );
+  $("add-player").disabled = page.startPlayers.length >= MAX_PLAYERS;
+}
+
+function movePlayer(index, step) {
+  const players = page.startPlayers;
+  [players[index], players[index + step]] = [players[index + step], players[index]];
+  renderPlayerList();
+}
+
+function removePlayer(index) {
+  page.startPlayers.splice(index, 1);
+  renderPlayerList();
+}
+
+async function startGame(players) {
+  const names = players.map((name, index) => name.trim().replace(/\s+/g, " ") || t("player_default", { n: index + 1 }));
+  const folded = names.map((name) => name.toLocaleLowerCase());
+  if (new Set(folded).size !== folded.length) {
+    $("start-error").textContent = t("names_twice");
+    $("start-error").hidden = false;
+    return;
+  }
+  $("start-error").hidden = true;
+  if (await send("/api/games", { players: names })) {
+    page.startOpen = false;
+    page.startPlayers = null;
+    navigate("/");
+  }
+}
+
+async function loadPastGames() {
+  try {
+    const { response, body } = await fetchJson("/api/games");
+    if (response.ok && body && Array.isArray(body.games)) {
+      page.pastGames = body.games;
+      const screen = screenToShow();
+      if (screen === "start") renderStart();
+      if (screen === "history") renderHistory();
+    }
+  } catch (error) {
+    showToast(t("err.network"));
+  }
+}
+
+function gameListItem(past, withResume) {
+  const standings = past.players.map((name, index) => `${name} ${past.totals[index]}`).join(" · ");
+  const when = past.is_over ? t("finished", { date: formatDate(past.finished) }) : t("unfinished") + " · " + t("started", { date: formatDate(past.started) });
+  const actions = [
+    el("button", { type: "button", class: "button", text: t("view"), onclick: () => viewPastGame(past.id) }),
+  ];
+  if (withResume && !past.is_over) {
+    actions.push(el("button", {
+      type: "button", class: "button primary", text: t("resume"), "data-resume": String(past.id),
+      onclick: () => resumeGame(past.id),
+    }));
+  }
+  return el("li", { class: "game-item" + (past.is_over ? "" : " open") }, [
+    el("div", {}, [el("strong", { text: standings }), el("div", { class: "muted small", text: when })]),
+    el("div", { class: "game-item-actions" }, actions),
+  ]);
+}
+
+async function resumeGame(id) {
+  if (await send("/api/games/resume", { game_id: id })) {
+    page.startOpen = false;
+    navigate("/");
+  }
+}
+
+// Game screen --------------------------------------------------------------------------------------
+
+function renderStandings(game) {
+  $("standings").replaceChildren(
+    ...game.players.map((name, index) =>
+      el("li", { class: "standing" + (index === game.current_player ? " current" : "") }, [
+        el("span", { class: "standing-name", text: name }),
+        el("span", { class: "standing-total", text: String(game.totals[index]) }),
+      ]),
+    ),
+  );
+}
+
+function keptDiceIndexes(dice, keep) {
+  const wanted = [...keep];
+  const kept = new Set();
+  dice.forEach((value, index) => {
+    const at = wanted.indexOf(value);
+    if (at >= 0) {
+      wanted.splice(at, 1);
+      kept.add(index);
+    }
+  });
+  return kept;
+}
+
+function renderGame() {
+  const game = currentGame();
+  const camera = page.state.camera;
+  renderStandings(game);
+  $("turn-title").textContent = t("turn_of", { name: game.current_player_name });
+  $("turn-number").textContent = t("turn_n", { turn: game.turn, total: game.turns_per_player });
+  const maxRolls = game.roll_number + game.rolls_left;
+  let rollText = game.roll_number === 0 ? t("roll_none") : t("roll_n", { n: game.roll_number, max: maxRolls });
+  if (game.roll_number > 0 && game.rolls_left === 0) rollText += " · " + t("rolls_used");
+  $("roll-line").textContent = rollText;
+
+  const advice = game.advice;
+  const keeping = advice && advice.best_keep && game.rolls_left > 0 && game.dice && advice.best_keep.length < 5;
+  const kept = keeping ? keptDiceIndexes(game.dice, advice.best_keep) : new Set();
+  const confidence = game.dice_source === "camera" ? game.dice_confidence : null;
+  $("dice").replaceChildren(
+    ...[0, 1, 2, 3, 4].map((index) => {
+      const value = game.dice ? game.dice[index] : null;
+      const doubtful = confidence && confidence[index] < DOUBTFUL_CONFIDENCE;
+      const classes = ["die"];
+      if (kept.has(index)) classes.push("keep");
+      if (doubtful) classes.push("doubtful");
+      if (value === null) classes.push("empty");
+      return el("button", {
+        type: "button",
+        class: classes.join(" "),
+        "data-die": String(index),
+        "aria-label": t("die_label", { n: index + 1, value: value === null ? "?" : value }) + (kept.has(index) ? " · " + t("keep") : ""),
+        onclick: () => (value === null ? openManual() : openDiePicker(index)),
+      }, [dieFace(value), kept.has(index) ? el("span", { class: "keep-badge", text: t("keep") }) : null]);
+    }),
+  );
+  const source = game.dice ? t("dice_source." + (game.dice_source || "manual")) + " · " + t("tap_die_hint") : "";
+  $("dice-source").textContent = source;
+  $("manual-roll").disabled = game.rolls_left === 0;
+
+  renderCameraMessage(game, camera);
+  renderAdvice(game);
+  renderSheet(game);
+}
+
+function renderCameraMessage(game, camera) {
+  const box = $("camera-message");
+  let text = null;
+  let tone = "info";
+  if (camera.status === "unsure") {
+    text = [camera.message, t("cam_unsure_help")].filter(Boolean).join(" · ");
+    tone = "warn";
+  } else if (camera.status === "offline") {
+    text = [camera.message, t("cam_offline_help")].filter(Boolean).join(" · ");
+    tone = "bad";
+  } else if (camera.reading && camera.reading_counted === false && game.rolls_left === 0) {
+    text = t("cam_not_counted");
+    tone = "warn";
+  } else if (camera.status === "off" && !game.dice) {
+    text = t("cam_off_help");
+  }
+  box.hidden = text === null;
+  box.textContent = text || "";
+  box.dataset.tone = tone;
+}
+
+function renderAdvice(game) {
+  const advice = game.advice;
+  const body = $("advice-body");
+  $("advice-note").textContent = advice ? t("advice_note", { name: game.current_player_name }) : "";
+  if (!advice || !game.dice) {
+    body.replaceChildren(el("p", { class: "muted", text: t("advice_waiting") }));
+    return;
+  }
+  const parts = [];
+  const best = t("advice_best_row", { category: categoryName(advice.best_category), points: advice.category_points });
+  if (advice.best_keep && game.rolls_left > 0) {
+    if (advice.best_keep.length === 5) {
+      parts.push(el("p", { class: "advice-main", text: t("advice_stop") }));
+      parts.push(el("p", { class: "advice-main", text: best }));
+    } else if (advice.best_keep.length === 0) {
+      parts.push(el("p", { class: "advice-main", text: t("advice_reroll_all") }));
+    } else {
+      parts.push(el("p", { class: "advice-main", text: t("advice_keep") }));
+      parts.push(el("div", { class: "mini-dice" }, advice.best_keep.map((value) => dieFace(value))));
+    }
+    if (typeof advice.keep_ev === "number") parts.push(expectedTotal(game, advice.keep_ev));
+    if (advice.best_keep.length !== 5) parts.push(el("p", { class: "muted", text: best }));
+  } else {
+    parts.push(el("p", { class: "advice-main", text: best }));
+    if (typeof advice.category_ev === "number") parts.push(expectedTotal(game, advice.category_ev));
+  }
+  body.replaceChildren(...parts);
+}
+
+// The advisor's ev covers the rest of the game only; players think in final totals.
+function expectedTotal(game, ev) {
+  const banked = game.totals[game.current_player];
+  return el("p", { class: "advice-ev", text: t("advice_ev", { ev: formatPoints(banked + ev) }) });
+}
+
+function renderSheet(game) {
+  const advice = game.advice;
+  const header = el("tr", {}, [
+    el("th", { scope: "col", class: "row-name" }),
+    ...game.players.map((name, index) =>
+      el("th", { scope: "col", class: index === game.current_player ? "current" : "", text: name })),
+  ]);
+  const rows = CATEGORIES.map((category) => {
+    const cells = game.players.map((name, index) => {
+      const sheet = game.sheets[index];
+      const isCurrent = index === game.current_player;
+      if (category in sheet) {
+        return el("td", { class: "filled" + (isCurrent ? " current" : ""), text: String(sheet[category]) });
+      }
+      if (isCurrent && game.dice && category in game.open_scores) {
+        const points = game.open_scores[category];
+        const isBest = advice && advice.best_category === category;
+        return el("td", { class: "current" }, [
+          el("button", {
+            type: "button",
+            class: "option" + (isBest ? " best" : "") + (points === 0 ? " zero" : ""),
+            "data-category": category,
+            "aria-label": categoryName(category) + ": " + t("points", { points }),
+            text: String(points),
+            onclick: () => openConfirm(category, points),
+          }),
+        ]);
+      }
+      return el("td", { class: isCurrent ? "current" : "" });
+    });
+    const best = advice && game.dice && advice.best_category === category;
+    return el("tr", { class: best ? "best-row" : "", "data-row": category }, [
+      el("th", { scope: "row", class: "row-name", text: categoryName(category) }),
+      ...cells,
+    ]);
+  });
+  const totals = el("tr", { class: "totals" }, [
+    el("th", { scope: "row", class: "row-name", text: t("total") }),
+    ...game.totals.map((total, index) => el("td", { class: index === game.current_player ? "current" : "", text: String(total) })),
+  ]);
+  $("sheet").replaceChildren(el("thead", {}, header), el("tbody", {}, rows), el("tfoot", {}, totals));
+}
+
+// Dialogs ------------------------------------------------------------------------------------------
+
+function openConfirm(category, points) {
+  const game = currentGame();
+  page.pendingRecord = category;
+  $("confirm-text").textContent = t("confirm_text", { category: categoryName(category), points, name: game.current_player_name });
+  $("confirm-scratch").hidden = points !== 0;
+  $("dialog-confirm").showModal();
+}
+
+async function confirmRecord() {
+  const category = page.pendingRecord;
+  $("dialog-confirm").close();
+  if (category) await send("/api/record", { category });
+}
+
+function openDiePicker(index) {
+  page.pendingDie = index;
+  $("die-title").textContent = t("correct_title", { n: index + 1 });
+  const current = currentGame().dice[index];
+  $("die-choices").replaceChildren(
+    ...[1, 2, 3, 4, 5, 6].map((value) =>
+      el("button", {
+        type: "button", class: "button face-choice", "data-value": String(value),
+        "aria-pressed": String(value === current), "aria-label": String(value),
+        onclick: () => correctDie(value),
+      }, [dieFace(value)])),
+  );
+  $("dialog-die").showModal();
+}
+
+async function correctDie(value) {
+  const index = page.pendingDie;
+  $("dialog-die").close();
+  const game = currentGame();
+  if (game && game.dice && game.dice[index] !== value) await send("/api/correct", { die: index, value });
+}
+
+function openManual() {
+  const game = currentGame();
+  if (!game || game.rolls_left === 0) return;
+  page.manualDice = game.dice ? [...game.dice] : [null, null, null, null, null];
+  $("manual-error").hidden = true;
+  renderManual();
+  $("dialog-manual").showModal();
+}
+
+function renderManual() {
+  $("manual-dice").replaceChildren(
+    ...page.manualDice.map((chosen, index) =>
+      el("div", { class: "manual-row", role: "group", "aria-label": t("manual_die", { n: index + 1 }) }, [
+        el("span", { class: "manual-label", text: t("manual_die", { n: index + 1 }) }),
+        el("div", { class: "face-row" }, [1, 2, 3, 4, 5, 6].map((value) =>
+          el("button", {
+            type: "button", class: "button face-choice small-face", "data-die": String(index), "data-value": String(value),
+            "aria-pressed": String(chosen === value), "aria-label": t("die_label", { n: index + 1, value }),
+            onclick: () => {
+              page.manualDice[index] = value;
+              renderManual();
+            },
+          }, [dieFace(value)]))),
+      ])),
+  );
+}
+
+async function saveManual() {
+  if (page.manualDice.includes(null)) {
+    $("manual-error").textContent = t("manual_incomplete");
+    $("manual-error").hidden = false;
+    return;
+  }
+  $("dialog-manual").close();
+  await send("/api/roll", { dice: page.manualDice });
+}
+
+function openCamera() {
+  const camera = page.state ? page.state.camera : null;
+  const status = camera ? camera.status : "off";
+  $("camera-title").textContent = t("cam." + status);
+  $("camera-detail").textContent = camera && camera.message ? camera.message : "";
+  const still = $("camera-still");
+  const none = $("camera-none");
+  still.hidden = true;
+  none.hidden = true;
+  still.onload = () => (still.hidden = false);
+  still.onerror = () => (none.hidden = false);
+  still.src = "/api/camera/still.jpg?v=" + (page.state ? page.state.version : 0);
+  $("dialog-camera").showModal();
+}
+
+// End of game and history -------------------------------------------------------------------------
+
+function playerSummaries(game) {
+  return game.players.map((name, index) => {
+    const isWinner = game.winners.includes(name);
+    const sheet = game.sheets[index];
+    const costly = game.history
+      .filter((turn) => turn.player === index && typeof turn.cost === "number" && turn.cost > COSTLY_THRESHOLD)
+      .sort((a, b) => b.cost - a.cost)
+      .slice(0, COSTLY_SHOWN);
+    const rows = CATEGORIES.map((category) =>
+      el("tr", {}, [
+        el("th", { scope: "row", text: categoryName(category) }),
+        el("td", { text: category in sheet ? String(sheet[category]) : "–" }),
+      ]));
+    const costlyBlock = game.is_over
+      ? [
+          el("h4", { text: t("costly_title") }),
+          costly.length
+            ? el("ul", { class: "costly" }, costly.map((turn) =>
+                el("li", { text: t("costly_line", { turn: turn.turn, category: categoryName(turn.category), points: turn.points, cost: formatPoints(turn.cost) }) })))
+            : el("p", { class: "muted", text: t("costly_none") }),
+        ]
+      : [];
+    return el("article", { class: "card summary" + (isWinner ? " winner" : "") }, [
+      el("h3", {}, [isWinner ? el("span", { class: "crown", text: "★ " }) : null, name, el("span", { class: "summary-total", text: String(game.totals[index]) })]),
+      el("table", { class: "summary-sheet" }, [el("tbody", {}, rows)]),
+      ...costlyBlock,
+    ]);
+  });
+}
+
+function winnerLine(game) {
+  if (!game.is_over) return t("unfinished");
+  return game.winners.length > 1 ? t("winners", { names: joinNames(game.winners) }) : t("winner", { names: game.winners[0] });
+}
+
+function renderOver() {
+  const game = currentGame();
+  $("winner-line").textContent = winnerLine(game);
+  $("over-players").replaceChildren(...playerSummaries(game));
+}
+
+async function viewPastGame(id) {
+  navigate("/history?game=" + id);
+}
+
+async function renderHistory() {
+  const wanted = new URLSearchParams(location.search).get("game");
+  $("history-list").hidden = Boolean(wanted);
+  $("history-detail").hidden = !wanted;
+  $("history-empty").hidden = Boolean(wanted) || page.pastGames.length > 0;
+  if (!wanted) {
+    const currentId = currentGame() ? currentGame().id : null;
+    $("history-list").replaceChildren(...page.pastGames.map((past) => gameListItem(past, past.id !== currentId)));
+    return;
+  }
+  if (!page.historyGame || String(page.historyGame.id) !== wanted) {
+    const { response, body } = await fetchJson("/api/games/" + encodeURIComponent(wanted)).catch(() => ({ response: { ok: false } }));
+    if (!response.ok || !body || !body.game) {
+      showToast(t("err.network"));
+      return;
+    }
+    page.historyGame = body.game;
+  }
+  const game = page.historyGame;
+  $("history-detail-title").textContent = winnerLine(game);
+  $("history-detail-players").replaceChildren(...playerSummaries(game));
+}
+
+function navigate(path) {
+  if (location.pathname + location.search !== path) history.pushState(null, "", path);
+  if (location.pathname === "/history") loadPastGames();
+  render();
+  window.scrollTo(0, 0);
+}
+
+// --- a Yacht is celebrated ------------------------------------------------------------------------
+
+function celebrateYacht(previous, state) {
+  const game = state.game;
+  if (!game || !game.dice || new Set(game.dice).size !== 1) return;
+  const key = [game.id, game.history.length, game.roll_number, game.dice[0]].join(":");
+  const before = previous && previous.game;
+  const alreadyShown = before && before.id === game.id && before.dice && before.dice.join() === game.dice.join();
+  if (page.celebrated === key || alreadyShown) return;
+  page.celebrated = key;
+  const banner = $("yacht-banner");
+  banner.hidden = false;
+  banner.classList.remove("go");
+  void banner.offsetWidth; // restart the animation
+  banner.classList.add("go");
+  clearTimeout(banner.timer);
+  banner.timer = setTimeout(() => (banner.hidden = true), 2600);
+}
+
+// --- wiring ---------------------------------------------------------------------------------------
+
+function wire() {
+  $("undo-button").addEventListener("click", () => send("/api/undo", {}));
+  $("history-button").addEventListener("click", () => {
+    page.historyGame = null;
+    navigate("/history");
+  });
+  $("new-game-button").addEventListener("click", openStart);
+  $("over-new-game").addEventListener("click", openStart);
+  $("history-back").addEventListener("click", () => {
+    if (new URLSearchParams(location.search).get("game")) navigate("/history");
+    else navigate("/");
+  });
+  $("add-player").addEventListener("click", () => {
+    if (page.startPlayers.length < MAX_PLAYERS) page.startPlayers.push("");
+    renderPlayerList();
+    const inputs = $("player-list").querySelectorAll("input");
+    inputs[inputs.length - 1].focus();
+  });
+  $("start-game").addEventListener("click", () => startGame(page.startPlayers));
+  $("back-to-game").addEventListener("click", () => {
+    page.startOpen = false;
+    page.startPlayers = null;
+    render();
+  });
+  $("same-players").addEventListener("click", () => startGame(currentGame().players));
+  $("manual-roll").addEventListener("click", openManual);
+  $("manual-save").addEventListener("click", saveManual);
+  $("confirm-record").addEventListener("click", confirmRecord);
+  $("camera-button").addEventListener("click", openCamera);
+  $("camera-pill").addEventListener("click", openCamera);
+  $("pin-cancel").addEventListener("click", () => $("dialog-pin").close("cancel"));
+  window.addEventListener("popstate", () => {
+    if (location.pathname === "/history") loadPastGames();
+    render();
+  });
+  window.addEventListener("online", watchdog);
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && watchdog());
+  setInterval(watchdog, WATCHDOG_MS);
+}
+
+function trackTopbarHeight() {
+  const bar = document.querySelector(".topbar");
+  const update = () => document.documentElement.style.setProperty("--topbar-height", bar.offsetHeight + "px");
+  new ResizeObserver(update).observe(bar);
+  update();
+}
+
+wire();
+trackTopbarHeight();
+render();
+refreshState().catch(() => setConnected(false));
+connectEvents();
+if (location.pathname === "/history") loadPastGames();
