@@ -134,9 +134,23 @@ class PiCamera(BackgroundCamera):
         self._picam.close()
 
 
+NUMPY_MISMATCH = (
+    "picamera2 is installed but will not load with this numpy ({error}). The venv holds a numpy other "
+    "than the one Raspberry Pi OS built picamera2 against, usually numpy 2 pulled in by an OpenCV newer "
+    "than 4.11.0.86. Reinstall with `.venv/bin/pip uninstall -y numpy opencv-python-headless && "
+    ".venv/bin/pip install -e '.[pi]' -c hardware/pi-bookworm-constraints.txt`"
+)
+
+
 def open_pi_camera(**options) -> PiCamera:
     try:
         module = importlib.import_module("picamera2")
-    except ImportError:
-        raise CameraUnavailable(PICAMERA2_MISSING) from None
+    except (ImportError, ValueError) as error:
+        # an apt-built extension meeting the wrong numpy fails with "numpy.dtype size changed" or
+        # "compiled using NumPy 1.x cannot be run in NumPy 2"
+        if "numpy" in str(error).lower():
+            raise CameraUnavailable(NUMPY_MISMATCH.format(error=error)) from None
+        if isinstance(error, ImportError):
+            raise CameraUnavailable(PICAMERA2_MISSING) from None
+        raise
     return PiCamera(PiCameraSettings(**options), module)

@@ -111,6 +111,19 @@ def test_without_picamera2_the_error_says_how_to_install_it(monkeypatch):
     assert str(caught.value) == PICAMERA2_MISSING
 
 
+def test_picamera2_broken_by_a_numpy_mismatch_says_how_to_fix_it(monkeypatch):
+    import hardware.picamera as picamera_module
+
+    def import_module(name):
+        raise ValueError("numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header")
+
+    monkeypatch.setattr(picamera_module, "importlib", types.SimpleNamespace(import_module=import_module))
+    with pytest.raises(CameraUnavailable) as caught:
+        open_camera("pi")
+    assert "numpy.dtype size changed" in str(caught.value)
+    assert "pi-bookworm-constraints.txt" in str(caught.value)
+
+
 def test_video_configuration_binned_mode_flicker_and_locked_exposure(fake_picamera2):
     camera = open_camera("pi", width=1280, height=960, ae_settle_seconds=0, flicker_hz=50)
     picam = fake_picamera2.instances[-1]
