@@ -3,9 +3,17 @@ carries the state version the way the tablet page does."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
+import threading
+import urllib.error
+import urllib.request
+
+import waitress
 
 from scorer.advisor import Advisor
+from webui.app import shutdown
 
 
 @functools.lru_cache(maxsize=1)
@@ -45,3 +53,29 @@ class TableClient:
         response = self.post("/api/games", {"players": list(players)})
         assert response.status_code == 201, response.get_json()
         return response.get_json()
+
+
+@contextlib.contextmanager
+def served(app, threads: int = 8):
+    """`app` behind a real waitress server on a free local port; yields its base URL."""
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=threads)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        shutdown(app)
+        server.close()
+        server.task_dispatcher.shutdown(timeout=2)
+
+
+def http_json(method: str, url: str, body=None, timeout: float = 10.0) -> tuple[int, dict]:
+    """One request with the standard library; (status, JSON body) whatever the status."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())

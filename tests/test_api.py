@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import pytest
-from table_helpers import TableClient, built_advisor
+from table_helpers import TableClient, built_advisor, http_json, served
 
 from webui.app import create_app, shutdown
 
@@ -295,3 +296,34 @@ def test_responses_are_hardened(client):
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["Cache-Control"] == "no-store"
+
+
+# --- two tablets at once ---------------------------------------------------------------------------
+
+def test_two_tablets_racing_to_record_the_same_turn_exactly_one_wins(tmp_path):
+    app = create_app({"data_dir": tmp_path}, advisor=built_advisor())
+    with served(app) as server:
+        _, state = http_json("GET", f"{server}/api/state")
+        _, state = http_json("POST", f"{server}/api/games", {"players": ["Ana", "Ben"], "version": state["version"]})
+        for turn, (category_a, category_b) in enumerate([("choice", "yacht"), ("ones", "ones"),
+                                                         ("sixes", "fives"), ("twos", "choice")]):
+            _, state = http_json("POST", f"{server}/api/roll",
+                                 {"dice": [1, 2, 6, 6, 6], "version": state["version"]})
+            start = threading.Barrier(2)
+            answers = []
+
+            def tap(category, version=state["version"]):
+                start.wait()
+                answers.append(http_json("POST", f"{server}/api/record",
+                                         {"category": category, "version": version}))
+
+            tablets = [threading.Thread(target=tap, args=(c,)) for c in (category_a, category_b)]
+            for tablet in tablets:
+                tablet.start()
+            for tablet in tablets:
+                tablet.join()
+            statuses = sorted(status for status, _ in answers)
+            assert statuses == [200, 409], answers
+            assert [body["error"]["code"] for status, body in answers if status == 409] == ["stale_version"]
+            _, state = http_json("GET", f"{server}/api/state")
+            assert len(state["game"]["history"]) == turn + 1

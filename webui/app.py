@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask
@@ -27,17 +27,18 @@ CONFLICT_CODES = {"roll_limit", "no_roll", "category_used", "game_over", "nothin
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
-def create_app(settings: Settings | Mapping[str, Any] | None = None, camera: Any = None, *,
-               advisor: Any = None, start_loop: bool = True) -> Flask:
-    """The table's app. `settings` is a hardware.config.Settings or a mapping of its fields; with a
-    `camera` (anything with read(timeout) -> Frame) the table loop runs in a background thread,
-    started now unless `start_loop` is False (then app.extensions["yacht_table_loop"].start())."""
+def create_app(settings: Settings | Mapping[str, Any] | None = None,
+               camera: Callable[[], Any] | None = None, *, advisor: Any = None,
+               start_loop: bool = True, **loop_options: Any) -> Flask:
+    """The table's app. `settings` is a hardware.config.Settings or a mapping of its fields.
+    `camera()` opens the camera (it is called again to reopen one that failed); with it the table
+    loop runs on a background thread, started now unless `start_loop` is False (then
+    app.extensions["yacht_table_loop"].start()). `loop_options` go to webui.table.TableLoop."""
     settings = _as_settings(settings)
     app = Flask(__name__)
-    app.config["JSON_SORT_KEYS"] = False
     store = GameStore.in_data_dir(settings.data_dir)
-    source = "off" if camera is None else getattr(camera, "source", settings.camera)
-    service = TableService(store, camera_source=source, advisor=advisor)
+    service = TableService(store, camera_source="off" if camera is None else settings.camera,
+                           advisor=advisor)
     app.extensions["yacht_table"] = service
     app.extensions["yacht_table_settings"] = settings
 
@@ -53,7 +54,8 @@ def create_app(settings: Settings | Mapping[str, Any] | None = None, camera: Any
     if camera is not None:
         from .table import TableLoop
 
-        loop = TableLoop(camera, service, settle_seconds=settings.settle_seconds)
+        loop = TableLoop(camera, service, source=settings.camera, settle_seconds=settings.settle_seconds,
+                         **loop_options)
         app.extensions["yacht_table_loop"] = loop
         app.extensions["yacht_table_preview"] = loop.preview
         app.extensions["yacht_table_still"] = loop.still_jpeg

@@ -35,7 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command_modules():
-    return [scorer_cli]
+    from hardware import cli as hardware_cli
+    from webui import serve
+
+    return [scorer_cli, serve, hardware_cli]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -197,6 +197,13 @@ class TableService:
             self._camera.update(status=status, message=message, updated=now_iso())
             self._changed()
 
+    def camera_moving(self) -> None:
+        """Dice are moving again: an unsure reading no longer stands (it is still shown)."""
+        with self._lock:
+            if self._camera["status"] == "unsure":
+                self._camera.update(status="live", message=None, updated=now_iso())
+                self._changed()
+
     def camera_reading(self, reading: Any) -> bool:
         """A settled throw has been read. Five dice read surely become the current player's next
         roll; returns whether it was counted. Anything else is shown and waits for a re-throw."""
