@@ -11,6 +11,7 @@ A source is chosen by a string that the CLI and the configuration both accept:
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -110,9 +111,32 @@ class _Pacer:
         return due
 
 
+SEQUENCE_FILE = "sequence.json"
+
+
 def list_images(folder: Path) -> list[Path]:
-    """Image files under `folder`, in path order, so a sequence folder plays in its frame order."""
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+    """Still images under `folder`, in path order. Throw sequences (folders with a sequence.json)
+    are left out: their frames only make sense played on their own, at their own rate."""
+    sequences = [p.parent for p in folder.rglob(SEQUENCE_FILE)]
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES
+                  and not any(p.is_relative_to(sequence) for sequence in sequences))
+
+
+def read_sequence(folder: Path) -> tuple[list[Path], float]:
+    """The frames and frame rate of a throw sequence: `frames` (file names in order) and `fps` in
+    its sequence.json, as written by vision.synth.write_sequences."""
+    description_path = folder / SEQUENCE_FILE
+    try:
+        description = json.loads(description_path.read_text(encoding="utf-8"))
+        frames = [folder / name for name in description["frames"]]
+        fps = float(description["fps"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise CameraUnavailable(f"cannot use sequence {description_path}: {type(error).__name__}: {error}") from None
+    missing = [frame.name for frame in frames if not frame.is_file()]
+    if missing or not frames or fps <= 0:
+        problem = f"missing frames {', '.join(missing[:3])}" if missing else "no frames or a frame rate of 0"
+        raise CameraUnavailable(f"cannot use sequence {description_path}: {problem}")
+    return frames, fps
 
 
 class ReplayCamera(Camera):
@@ -120,7 +144,8 @@ class ReplayCamera(Camera):
 
     Holding each still picture for several frames makes a folder of single throws look like real
     play to the table loop: the change of picture is the movement, the repeats are the dice at rest.
-    A folder of consecutive frames of one throw (hold=1) plays as the moving-then-still sequence it is.
+    A throw sequence folder (with a sequence.json) plays its frames in order at its own frame rate,
+    the moving-then-still throw as it was recorded; `fps` and `hold` do not apply to it.
     """
 
     def __init__(self, path: str | Path, *, fps: float = 4.0, hold: int = 1, loop: bool = True,
@@ -132,13 +157,14 @@ class ReplayCamera(Camera):
         self.path = Path(path).expanduser()
         self.source = f"replay:{path}"
         self.name = f"replay of {self.path.name or self.path}"
-        self.hold = hold
         self.loop = loop
-        self._pacer = _Pacer(fps, clock, sleep)
         self._index = 0
         self._video = None
         self._images: list[Path] = []
-        if self.path.is_dir():
+        if (self.path / SEQUENCE_FILE).is_file():
+            self._images, fps = read_sequence(self.path)
+            hold = 1
+        elif self.path.is_dir():
             self._images = list_images(self.path)
             if not self._images:
                 raise CameraUnavailable(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.path}")
@@ -146,6 +172,8 @@ class ReplayCamera(Camera):
             self._video = _open_video_file(self.path)
         else:
             raise CameraUnavailable(f"replay path {self.path} does not exist")
+        self.hold = hold
+        self._pacer = _Pacer(fps, clock, sleep)
         self._closed = False
 
     @property

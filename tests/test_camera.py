@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -204,3 +206,39 @@ def test_frames_are_three_channel_uint8_whatever_the_picture(tmp_path):
     cv2.imwrite(str(tmp_path / "grey.png"), np.full((10, 12), 77, dtype=np.uint8))
     frame = ReplayCamera(tmp_path, fps=1000).read()
     assert frame.image.shape == (10, 12, 3) and frame.image.dtype == np.uint8
+
+
+def write_sequence(folder, values, fps=10.0):
+    folder.mkdir(parents=True)
+    names = []
+    for number, value in enumerate(values):
+        names.append(f"{number:03d}.png")
+        cv2.imwrite(str(folder / names[-1]), coloured(value))
+    (folder / "sequence.json").write_text(json.dumps({"name": folder.name, "fps": fps, "frames": names}))
+    return folder
+
+
+def test_a_throw_sequence_plays_its_frames_at_its_own_rate(tmp_path):
+    folder = write_sequence(tmp_path / "single_throw", [0, 50, 100, 100, 100], fps=10.0)
+    now = [0.0]
+    camera = ReplayCamera(folder, fps=2, hold=8, clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    frames = [camera.read() for _ in range(6)]
+    assert [int(f.image[0, 0, 0]) for f in frames] == [0, 50, 100, 100, 100, 0]
+    assert [f.timestamp for f in frames] == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4, 0.5])
+
+
+def test_a_folder_replay_leaves_sequences_out(tmp_path):
+    cv2.imwrite(str(tmp_path / "still.png"), coloured(200))
+    write_sequence(tmp_path / "sequences" / "two_throws", [0, 50])
+    camera = ReplayCamera(tmp_path, fps=1000)
+    assert camera.image_count == 1
+
+
+def test_a_broken_sequence_description_is_reported(tmp_path):
+    folder = write_sequence(tmp_path / "throw", [0, 50])
+    (folder / "001.png").unlink()
+    with pytest.raises(CameraUnavailable, match="missing frames 001.png"):
+        ReplayCamera(folder)
+    (folder / "sequence.json").write_text("{not json")
+    with pytest.raises(CameraUnavailable, match="cannot use sequence"):
+        ReplayCamera(folder)
