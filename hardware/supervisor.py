@@ -190,6 +190,9 @@ class CameraSupervisor:
                                         previous.since if same_state else time.monotonic(),
                                         failures=failures, retry_in=retry_in)
             self._condition.notify_all()
+        if state == OFFLINE and not same_state:
+            # once per new reason, not at every retry: this is what the service's log shows
+            log.warning("camera %s offline: %s", self.source, message)
         self._notify()
 
     def _notify(self) -> None:

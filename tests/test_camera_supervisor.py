@@ -137,3 +137,12 @@ def test_retry_delay_grows_and_is_capped(attempt, initial, maximum):
     assert delay <= maximum
     assert delay <= retry_delay(attempt + 1, initial, maximum)
     assert delay >= min(initial, maximum)
+
+
+def test_offline_reason_is_logged_once_per_reason(fake, caplog):
+    fake.unplug()
+    with caplog.at_level("WARNING", logger="hardware.supervisor"):
+        with supervise(fake) as supervisor:
+            wait_until(lambda: supervisor.status.failures >= 3)
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages == ["camera fake offline: fake camera is not connected"]
