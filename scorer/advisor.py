@@ -46,7 +46,7 @@ from ._throws import (
     keep_of_faces,
 )
 from .datadir import data_dir
-from .rules import CATEGORIES, DICE_PER_ROLL, FACES, ROW_MAXIMUM, score, validate_category, validate_dice
+from .rules import CATEGORIES, DICE_PER_ROLL, FACES, ROW_MAXIMUM, score_all, validate_category, validate_dice
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +57,7 @@ CATEGORY_BITS = 1 << np.arange(len(CATEGORIES), dtype=np.int64)
 STRATEGIES = ("optimal", "greedy")
 
 # SCORES[t, c] = points of throw t in category c, straight from the rules module.
-SCORES = np.array(
-    [[score(throw, category) for category in CATEGORIES] for throw in _throws.THROWS],
-    dtype=np.float64,
-)
+SCORES = np.array([list(score_all(throw).values()) for throw in _throws.THROWS], dtype=np.float64)
 
 _STATES = np.arange(STATE_COUNT, dtype=np.int64)
 _USED_COUNT = np.array([bin(state).count("1") for state in range(STATE_COUNT)])
