@@ -12,6 +12,7 @@ A source is chosen by a string that the CLI and the configuration both accept:
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -25,6 +26,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg")
 DEFAULT_READ_TIMEOUT = 1.5
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -399,7 +401,10 @@ def _open_auto(options: dict) -> Camera:
         reasons.append(f"replay: the samples folder {SAMPLES_DIR} is missing")
         raise CameraUnavailable("no camera found; " + "; ".join(reasons))
     try:
-        return open_camera(f"replay:{SAMPLES_DIR}", **options)
+        camera = open_camera(f"replay:{SAMPLES_DIR}", **options)
     except CameraUnavailable as error:
         reasons.append(f"replay: {error}")
         raise CameraUnavailable("no camera found; " + "; ".join(reasons)) from None
+    log.warning("no camera found, replaying %s; %s", SAMPLES_DIR, "; ".join(reasons))
+    camera.name = f"{camera.name} (no Pi camera or webcam found)"
+    return camera

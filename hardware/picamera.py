@@ -80,9 +80,9 @@ class PiCamera(BackgroundCamera):
             self._configure()
             self._picam.start()
             self.locked_controls = self._settle_and_lock()
-        except Exception:
+        except Exception as error:  # libcamera reports start-up faults as RuntimeError and kin
             self._picam.close()
-            raise
+            raise CameraUnavailable(f"cannot start the Pi camera: {type(error).__name__}: {error}") from error
         self._start_grabbing()
 
     def _configure(self) -> None:

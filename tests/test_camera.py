@@ -166,6 +166,7 @@ def test_auto_falls_back_to_replaying_samples(monkeypatch, image_folder):
     monkeypatch.setitem(__import__("sys").modules, "picamera2", None)
     camera = open_camera("auto", fps=1000)
     assert isinstance(camera, ReplayCamera) and camera.path == image_folder
+    assert camera.name.endswith("(no Pi camera or webcam found)")
     assert tried == [0]
 
 

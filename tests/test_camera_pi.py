@@ -179,6 +179,16 @@ def test_no_camera_connected_or_busy_is_unavailable(fake_picamera2, monkeypatch)
         open_camera("pi")
 
 
+def test_a_start_up_fault_closes_the_camera_and_is_unavailable(fake_picamera2, monkeypatch):
+    def refuse(self, configuration):
+        raise RuntimeError("Failed to configure camera")
+
+    monkeypatch.setattr(fake_picamera2, "configure", refuse)
+    with pytest.raises(CameraUnavailable, match="cannot start the Pi camera: RuntimeError: Failed to configure"):
+        open_camera("pi")
+    assert fake_picamera2.instances[-1].calls == ["close"]
+
+
 def test_choose_sensor_mode_takes_the_smallest_covering_mode():
     assert choose_sensor_mode(IMX708_MODES, 1280, 720)["size"] == (1536, 864)
     assert choose_sensor_mode(IMX708_MODES, 1280, 960)["size"] == (2304, 1296)
