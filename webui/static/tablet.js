@@ -171,7 +171,8 @@ async function fetchJson(url, options = {}) {
 
 function applyState(state) {
   if (!state || typeof state.version !== "number") return;
-  if (page.state && state.version < page.state.version) return;
+  // The reply to a write and its event carry the same version: draw it once.
+  if (page.state && state.version <= page.state.version) return;
   const previous = page.state;
   page.state = state;
   celebrateYacht(previous, state);
@@ -712,13 +713,15 @@ function renderManual() {
           el("button", {
             type: "button", class: "button face-choice small-face", "data-die": String(index), "data-value": String(value),
             "aria-pressed": String(chosen === value), "aria-label": t("die_label", { n: index + 1, value }),
-            onclick: () => {
-              page.manualDice[index] = value;
-              renderManual();
-            },
+            onclick: (event) => chooseManual(index, value, event.currentTarget),
           }, [dieFace(value)]))),
       ])),
   );
+}
+
+function chooseManual(index, value, button) {
+  page.manualDice[index] = value;
+  for (const choice of button.parentElement.children) choice.setAttribute("aria-pressed", String(choice === button));
 }
 
 async function saveManual() {
@@ -771,7 +774,10 @@ function playerSummaries(game) {
         ]
       : [];
     return el("article", { class: "card summary" + (isWinner ? " winner" : "") }, [
-      el("h3", {}, [isWinner ? el("span", { class: "crown", text: "★ " }) : null, name, el("span", { class: "summary-total", text: String(game.totals[index]) })]),
+      el("h3", {}, [
+        el("span", {}, [isWinner ? el("span", { class: "crown", text: "★ " }) : null, name]),
+        el("span", { class: "summary-total", text: String(game.totals[index]) }),
+      ]),
       el("table", { class: "summary-sheet" }, [el("tbody", {}, rows)]),
       ...costlyBlock,
     ]);

@@ -1,0 +1,260 @@
+"""The tablet page in a real browser against the real table service, driven by taps only."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webui.i18n import LANGUAGES, load_catalog
+
+from .conftest import PHONE, screenshot
+
+expect = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright").expect
+
+# One turn per row for each player: (dice, category, points). Ana plays well, Ben scratches a lot.
+ANA_TURNS = [
+    ([6, 6, 6, 6, 6], "yacht", 50),
+    ([2, 3, 4, 5, 6], "big_straight", 30),
+    ([1, 2, 3, 4, 5], "little_straight", 30),
+    ([6, 6, 6, 6, 5], "four_of_a_kind", 29),
+    ([6, 6, 6, 5, 5], "full_house", 28),
+    ([6, 6, 5, 6, 6], "choice", 29),
+    ([6, 6, 6, 6, 1], "sixes", 24),
+    ([5, 5, 5, 5, 1], "fives", 20),
+    ([4, 4, 4, 4, 1], "fours", 16),
+    ([3, 3, 3, 3, 1], "threes", 12),
+    ([2, 2, 2, 2, 1], "twos", 8),
+    ([1, 1, 1, 1, 2], "ones", 4),
+]
+BEN_DICE = [2, 2, 3, 3, 5]
+BEN_POINTS = {"yacht": 0, "big_straight": 0, "little_straight": 0, "four_of_a_kind": 0, "full_house": 0,
+              "choice": 15, "sixes": 0, "fives": 5, "fours": 0, "threes": 6, "twos": 4, "ones": 0}
+
+
+def roll_by_taps(page, dice, roll_number):
+    page.locator("#manual-roll").tap()
+    for index, value in enumerate(dice):
+        page.locator(f'#manual-dice [data-die="{index}"][data-value="{value}"]').tap()
+    page.locator("#manual-save").tap()
+    expect(page.locator("#roll-line")).to_contain_text(f"Roll {roll_number} of 3")
+    expect(page.locator('#dice [data-die="4"]')).to_have_attribute("aria-label", re.compile(f"^Die 5: {dice[4]}"))
+
+
+def record_by_taps(page, category, points, column):
+    page.locator(f'#sheet button.option[data-category="{category}"]').tap()
+    expect(page.locator("#confirm-text")).to_contain_text(f"{points} points")
+    page.locator("#confirm-record").tap()
+    expect(sheet_cell(page, category, column)).to_have_text(str(points))
+
+
+def sheet_cell(page, category, column):
+    return page.locator(f'#sheet tr[data-row="{category}"] td').nth(column)
+
+
+def test_a_two_player_game_played_by_taps_to_the_end(table, open_page):
+    page = open_page(table.url)
+    expect(page.locator("#screen-start")).to_be_visible()
+    screenshot(page, "tablet-start")
+    page.locator('#player-list input[data-player="0"]').fill("Ana")
+    page.locator('#player-list input[data-player="1"]').fill("Ben")
+    page.locator("#start-game").tap()
+    expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    expect(page.locator("#roll-line")).to_have_text("Roll the dice")
+
+    ben_categories = list(BEN_POINTS)
+    for turn, (dice, category, points) in enumerate(ANA_TURNS):
+        if turn == 1:
+            # A turn of three rolls: the advisor names dice to keep while rolls remain.
+            roll_by_taps(page, [2, 3, 4, 1, 1], 1)
+            expect(page.locator("#advice-body")).to_contain_text("Keep these dice")
+            roll_by_taps(page, [2, 3, 4, 5, 1], 2)
+            screenshot(page, "tablet-game-roll2")
+            roll_by_taps(page, dice, 3)
+            expect(page.locator("#roll-line")).to_contain_text("Choose a row")
+            expect(page.locator("#manual-roll")).to_be_disabled()
+        else:
+            roll_by_taps(page, dice, 1)
+        if category == "yacht":
+            expect(page.locator("#yacht-banner")).to_be_visible()
+            expect(page.locator('#sheet button.option.best[data-category="yacht"]')).to_be_visible()
+        record_by_taps(page, category, points, 0)
+        expect(page.locator("#turn-title")).to_have_text("Ben's turn")
+
+        roll_by_taps(page, BEN_DICE, 1)
+        if turn == 0:
+            page.locator('#sheet button.option[data-category="choice"]').tap()
+            screenshot(page, "tablet-confirm")
+            page.get_by_role("button", name="Cancel").tap()
+        ben_category = ben_categories[turn]
+        record_by_taps(page, ben_category, BEN_POINTS[ben_category], 1)
+
+    expect(page.locator("#screen-over")).to_be_visible()
+    expect(page.locator("#winner-line")).to_have_text("Ana wins!")
+    cards = page.locator("#over-players .summary")
+    expect(cards.nth(0).locator(".summary-total")).to_have_text("280")
+    expect(cards.nth(1).locator(".summary-total")).to_have_text(str(sum(BEN_POINTS.values())))
+    expect(cards.nth(0).locator(".summary-sheet tr")).to_have_count(12)
+    # Ben's scratched Yacht cost him expected points against the advisor, so his card names turns.
+    expect(cards.nth(1).locator(".costly li").first).to_contain_text("points below the advisor's choice")
+    screenshot(page, "tablet-game-over")
+
+    page.locator("#history-button").tap()
+    expect(page.locator("#history-list .game-item")).to_have_count(1)
+    expect(page.locator("#history-list .game-item")).to_contain_text("Ana 280")
+    screenshot(page, "tablet-history")
+    page.locator("#history-list").get_by_role("button", name="View").tap()
+    expect(page.locator("#history-detail-title")).to_have_text("Ana wins!")
+    page.locator("#history-back").tap()
+    page.locator("#history-back").tap()
+
+    page.locator("#same-players").tap()
+    expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    expect(page.locator("#standings")).to_have_text(re.compile(r"Ana\s*0\s*Ben\s*0"))
+
+
+def test_a_die_corrected_and_actions_undone(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    page = open_page(table.url)
+    roll_by_taps(page, [1, 2, 3, 4, 6], 1)
+    expect(page.locator('#sheet button.option[data-category="little_straight"]')).to_have_text("0")
+
+    page.locator('#dice [data-die="4"]').tap()
+    expect(page.locator("#die-title")).to_have_text("Die 5: which value?")
+    page.locator('#die-choices [data-value="5"]').tap()
+    expect(page.locator('#dice [data-die="4"]')).to_have_attribute("aria-label", re.compile("^Die 5: 5"))
+    expect(page.locator("#dice-source")).to_contain_text("Corrected by hand")
+    expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")  # a correction is not a roll
+    record_by_taps(page, "little_straight", 30, 0)
+    expect(page.locator("#turn-title")).to_have_text("Ben's turn")
+
+    page.locator("#undo-button").tap()
+    expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    expect(sheet_cell(page, "little_straight", 0).locator("button.option.best")).to_have_text("30")
+    page.locator("#undo-button").tap()
+    expect(page.locator('#dice [data-die="4"]')).to_have_attribute("aria-label", re.compile("^Die 5: 6"))
+    page.locator("#undo-button").tap()
+    expect(page.locator("#roll-line")).to_have_text("Roll the dice")
+    expect(page.locator("#undo-button")).to_be_disabled()
+
+
+def test_two_tablets_stay_in_sync_within_a_second(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben", "Cy"]})
+    first = open_page(table.url)
+    second = open_page(table.url, viewport=PHONE)
+    expect(second.locator("#turn-title")).to_have_text("Ana's turn")
+
+    roll_by_taps(first, [5, 5, 5, 2, 2], 1)
+    expect(second.locator('#dice [data-die="0"]')).to_have_attribute(
+        "aria-label", re.compile("^Die 1: 5"), timeout=1000)
+    second.locator('#sheet button.option[data-category="full_house"]').tap()
+    screenshot(second, "phone-confirm")
+    second.locator("#confirm-record").tap()
+    expect(sheet_cell(first, "full_house", 0)).to_have_text("19", timeout=1000)
+    expect(first.locator("#turn-title")).to_have_text("Ben's turn", timeout=1000)
+    roll_by_taps(second, [6, 6, 6, 6, 2], 1)
+    expect(first.locator("#roll-line")).to_have_text("Roll 1 of 3", timeout=1000)
+    screenshot(second, "phone-game")
+
+
+def test_a_stale_page_is_refreshed_and_told(table, open_page):
+    table.post("/api/games", {"players": ["Ana"]})
+    page = open_page(table.url)
+    expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    page.route("**/api/events", lambda route: route.abort())
+    page.evaluate("page.events.close()")  # this tablet stops hearing about changes
+    table.post("/api/roll", {"dice": [4, 4, 4, 1, 2]})
+
+    page.locator("#manual-roll").tap()
+    for index, value in enumerate([3, 3, 3, 3, 3]):
+        page.locator(f'#manual-dice [data-die="{index}"][data-value="{value}"]').tap()
+    page.locator("#manual-save").tap()
+    expect(page.locator("#toast")).to_have_text("The game changed on another screen. This is the latest.")
+    expect(page.locator('#dice [data-die="0"]')).to_have_attribute("aria-label", re.compile("^Die 1: 4"))
+    assert table.state()["game"]["dice"] == [4, 4, 4, 1, 2]
+
+
+def test_a_lost_connection_is_shown_and_recovered_without_reload(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    page = open_page(table.url)
+    expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    page.evaluate("window.loadedOnce = true")
+
+    table.stop()
+    expect(page.locator("#connection")).to_have_text("Connection lost. Reconnecting…")
+    table.start()  # same port, same data: the table came back
+    table.post("/api/roll", {"dice": [6, 5, 4, 3, 2]})
+    expect(page.locator('#dice [data-die="0"]')).to_have_attribute(
+        "aria-label", re.compile("^Die 1: 6"), timeout=10000)
+    expect(page.locator("#connection")).to_have_text("Connected again.")
+    assert page.evaluate("window.loadedOnce") is True  # no reload happened
+
+
+def test_every_language_renders_its_category_names(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    table.post("/api/roll", {"dice": [3, 3, 3, 6, 6]})
+    page = open_page(table.url)
+    categories = table.state()["categories"]
+    for language in LANGUAGES:
+        catalog = load_catalog(language)
+        page.locator("#new-game-button").tap()
+        page.locator(f'#language-list [data-language="{language}"]').tap()
+        expect(page.locator("#screen-start h2")).to_have_text(catalog["start_title"])
+        page.locator("#back-to-game").tap()
+        names = [catalog[f"cat.{category}"] for category in categories]
+        expect(page.locator("#sheet tbody th.row-name")).to_have_text(names)
+        expect(page.locator("#sheet tfoot th")).to_have_text(catalog["total"])
+        expect(page.locator("html")).to_have_attribute("lang", "sr-Cyrl" if language == "sr" else language)
+        screenshot(page, f"tablet-game-{language}")
+
+    page.reload()  # the last language chosen is remembered on this tablet
+    expect(page.locator("#sheet tbody th.row-name")).to_have_text(
+        [load_catalog(LANGUAGES[-1])[f"cat.{category}"] for category in categories])
+
+
+def test_a_table_pin_is_asked_once_and_kept(tmp_path, advisor, open_page):
+    from .conftest import LiveTable
+
+    table = LiveTable(data_dir=tmp_path / "data", advisor=advisor, pin="2468")
+    table.start()
+    try:
+        table.post("/api/games", {"players": ["Ana"]})
+        page = open_page(table.url)
+        page.locator("#manual-roll").tap()
+        for index, value in enumerate([1, 2, 3, 4, 5]):
+            page.locator(f'#manual-dice [data-die="{index}"][data-value="{value}"]').tap()
+        page.locator("#manual-save").tap()
+        page.locator("#pin-input").fill("1111")
+        page.locator("#pin-form").get_by_role("button", name="OK").tap()
+        expect(page.locator("#pin-text")).to_have_text("Wrong PIN. Try again.")
+        page.locator("#pin-input").fill("2468")
+        page.locator("#pin-form").get_by_role("button", name="OK").tap()
+        expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")
+        page.locator('#sheet button.option[data-category="little_straight"]').tap()
+        page.locator("#confirm-record").tap()
+        expect(sheet_cell(page, "little_straight", 0)).to_have_text("30")
+        expect(page.locator("#dialog-pin")).not_to_be_visible()
+    finally:
+        table.stop()
+
+
+def test_screens_in_the_dark_and_on_a_phone(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben", "Cy", "Dee"]})
+    for dice, category in [([6, 6, 6, 6, 6], "yacht"), ([2, 2, 3, 3, 5], "choice"), ([1, 2, 3, 4, 5], "little_straight")]:
+        table.post("/api/roll", {"dice": dice})
+        table.post("/api/record", {"category": category})
+    table.post("/api/roll", {"dice": [4, 4, 1, 2, 6]})
+    dark = open_page(table.url, color_scheme="dark")
+    expect(dark.locator("#turn-title")).to_have_text("Dee's turn")
+    screenshot(dark, "tablet-game-dark")
+    dark.locator("#manual-roll").tap()
+    screenshot(dark, "tablet-manual-dark")
+
+    phone = open_page(table.url, viewport=PHONE)
+    expect(phone.locator("#turn-title")).to_have_text("Dee's turn")
+    phone.locator("#new-game-button").tap()
+    expect(phone.locator("#player-list input")).to_have_count(4)
+    screenshot(phone, "phone-start")
+    phone.locator("#back-to-game").tap()
+    phone.locator('#dice [data-die="2"]').tap()
+    screenshot(phone, "phone-correct")
