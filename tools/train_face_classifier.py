@@ -1,0 +1,518 @@
+"""Train, export and measure the die-face classifier used by vision/face_classifier.py.
+
+    .venv/bin/pip install -e '.[train]'
+    .venv/bin/python tools/train_face_classifier.py train       # writes vision/models/face_classifier.onnx
+    .venv/bin/python tools/train_face_classifier.py evaluate    # byler-d6 TEST split, cv2.dnn only
+
+Training reads only the TRAIN split of ../shared/datasets/byler-d6 (the author's split.csv). Every
+training crop is cut with the same vision.face_classifier.crop_faces the table uses, from a box made
+around a labelled die at a random angle (0-360 deg), size (the labels are upright boxes, a reader's box
+may be tighter or looser) and offset, then jittered in colour, contrast, light, blur, noise and JPEG.
+"Not a die face" examples are boxes on the bare tray, between two dice, or half off a die.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.face_classifier import (  # noqa: E402
+    CLASS_COUNT,
+    CROP_SIZE,
+    FACE_VALUES,
+    MODEL_PATH,
+    NOT_A_FACE,
+    FaceClassifier,
+    crop_faces,
+    crops_to_blob,
+    softmax,
+)
+
+DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
+# Offsets up to this fraction of the die's side still count as "on the die"; from NEGATIVE_OFFSET on
+# the box is called "not a die face". Between the two nothing is trained, so the border stays soft.
+POSITIVE_OFFSET = 0.15
+NEGATIVE_OFFSET = 0.6
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    image: int
+    cx: float
+    cy: float
+    side: float
+    value: int
+    readable: bool = True  # False for a cocked die: its top face is not flat to the camera
+
+
+@dataclass
+class LabelledSet:
+    names: list[str]
+    images: list[np.ndarray]
+    dice: list[LabelledDie]
+
+    def dice_of(self, image: int) -> list[LabelledDie]:
+        return [die for die in self.dice if die.image == image]
+
+
+def load_split(dataset: Path, split: str) -> LabelledSet:
+    split_file = dataset / "split.csv"
+    if not split_file.is_file():
+        raise SystemExit(f"no labelled photos at {dataset} (split.csv missing)")
+    with split_file.open(newline="") as handle:
+        names = sorted(row["image"] for row in csv.DictReader(handle) if row["split"] == split)
+    images: list[np.ndarray] = []
+    dice: list[LabelledDie] = []
+    for index, name in enumerate(names):
+        image = cv2.imread(str(dataset / "images" / name), cv2.IMREAD_COLOR)
+        if image is None:
+            raise SystemExit(f"cannot read {dataset / 'images' / name}")
+        height, width = image.shape[:2]
+        images.append(image)
+        label_file = dataset / "labels" / (Path(name).stem + ".txt")
+        for line in label_file.read_text().split("\n"):
+            if not line.strip():
+                continue
+            cls, x, y, w, h = line.split()
+            dice.append(
+                LabelledDie(
+                    image=index,
+                    cx=float(x) * width,
+                    cy=float(y) * height,
+                    side=math.sqrt(float(w) * width * float(h) * height),
+                    value=int(cls) + 1,
+                )
+            )
+    return LabelledSet(names, images, dice)
+
+
+# The photos' labels are upright boxes round the top face, 1 to 1.41 times the face's side; the
+# generated pictures give the face's own side, scaled here to the middle of that range.
+GENERATED_SIDE_SCALE = 1.2
+
+
+def load_generated(folder: Path) -> LabelledSet:
+    """Pictures written by `python -m vision.synth --out FOLDER` (truth/*.json beside images/).
+
+    Pictures with a hand in view or motion blur are left out: their dice may be covered or smeared.
+    """
+    names: list[str] = []
+    images: list[np.ndarray] = []
+    dice: list[LabelledDie] = []
+    for truth_file in sorted((folder / "truth").glob("*.json")):
+        truth = json.loads(truth_file.read_text())
+        if truth["problems"] and truth["problems"] != ["cocked die"]:
+            continue
+        image = cv2.imread(str(folder / "images" / truth["image"]), cv2.IMREAD_COLOR)
+        if image is None:
+            raise SystemExit(f"cannot read {folder / 'images' / truth['image']}")
+        index = len(images)
+        names.append(truth["image"])
+        images.append(image)
+        dice += [
+            LabelledDie(index, d["x"], d["y"], d["size"] * GENERATED_SIDE_SCALE, d["value"], not d["cocked"])
+            for d in truth["dice"]
+        ]
+    return LabelledSet(names, images, dice)
+
+
+def merged(first: LabelledSet, second: LabelledSet) -> LabelledSet:
+    shift = len(first.images)
+    return LabelledSet(
+        first.names + second.names,
+        first.images + second.images,
+        first.dice + [LabelledDie(d.image + shift, d.cx, d.cy, d.side, d.value, d.readable) for d in second.dice],
+    )
+
+
+def label_box(die: LabelledDie):
+    return ((die.cx, die.cy), (die.side, die.side), 0.0)
+
+
+def jittered_box(die: LabelledDie, rng: np.random.Generator):
+    """A box a reader could plausibly hand over for this die: any angle, +-15% off, tight or loose.
+
+    An upright label around a die turned 45 deg is sqrt(2) times the face, hence the low end of 0.72.
+    """
+    side = die.side * rng.uniform(0.72, 1.15)
+    dx, dy = rng.uniform(-POSITIVE_OFFSET, POSITIVE_OFFSET, 2) * side
+    return ((die.cx + dx, die.cy + dy), (side, side * rng.uniform(0.92, 1.0)), rng.uniform(0, 360))
+
+
+def _far_from_every_die(x: float, y: float, dice: list[LabelledDie]) -> bool:
+    return all(math.hypot(x - d.cx, y - d.cy) >= NEGATIVE_OFFSET * d.side for d in dice)
+
+
+def negative_box(dice: list[LabelledDie], shape, rng: np.random.Generator):
+    """A box that is not on any one die: bare tray, between two dice, or half off a die."""
+    height, width = shape[:2]
+    for _ in range(50):
+        anchor = dice[rng.integers(len(dice))]
+        side = anchor.side * rng.uniform(0.72, 1.15)
+        kind = rng.integers(3)
+        if kind == 0:
+            x, y = rng.uniform(0, width), rng.uniform(0, height)
+        elif kind == 1:
+            other = min(
+                (d for d in dice if d is not anchor),
+                key=lambda d: math.hypot(d.cx - anchor.cx, d.cy - anchor.cy),
+                default=None,
+            )
+            if other is None:
+                continue
+            x, y = (anchor.cx + other.cx) / 2, (anchor.cy + other.cy) / 2
+        else:
+            direction = rng.uniform(0, 2 * math.pi)
+            reach = anchor.side * rng.uniform(NEGATIVE_OFFSET, 1.0)
+            x, y = anchor.cx + reach * math.cos(direction), anchor.cy + reach * math.sin(direction)
+        if _far_from_every_die(x, y, dice):
+            return ((x, y), (side, side), rng.uniform(0, 360))
+    return None
+
+
+def _jpeg(crop: np.ndarray, quality: int) -> np.ndarray:
+    ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else crop
+
+
+def photometric_jitter(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour, contrast, light, blur, noise and compression changes a real table would bring."""
+    if rng.random() < 0.5:
+        hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV).astype(np.int16)
+        hsv[..., 0] = (hsv[..., 0] + rng.integers(180)) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.6, 1.4), 0, 255)
+        crop = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.5:
+        crop = crop[..., rng.permutation(3)]
+    if rng.random() < 0.15:
+        crop = cv2.cvtColor(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    if rng.random() < 0.2:
+        crop = 255 - crop
+    values = crop.astype(np.float32)
+    values = values * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    if rng.random() < 0.3:
+        ramp = np.linspace(-1, 1, CROP_SIZE, dtype=np.float32)
+        angle = rng.uniform(0, 2 * math.pi)
+        light = np.cos(angle) * ramp[None, :] + np.sin(angle) * ramp[:, None]
+        values = values + rng.uniform(10, 60) * light[..., None]
+    values = 255.0 * (np.clip(values, 0, 255) / 255.0) ** rng.uniform(0.75, 1.33)
+    if rng.random() < 0.2:
+        values = cv2.GaussianBlur(values, (0, 0), rng.uniform(0.3, 0.8))
+    if rng.random() < 0.4:
+        values = values + rng.normal(0, rng.uniform(1, 6), values.shape)
+    crop = np.clip(values, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        crop = _jpeg(crop, int(rng.integers(50, 95)))
+    return crop
+
+
+def training_batch(data: LabelledSet, count: int, negative_share: float, rng: np.random.Generator):
+    crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+    labels = np.empty(count, np.int64)
+    filled = 0
+    while filled < count:
+        die = data.dice[rng.integers(len(data.dice))]
+        image = data.images[die.image]
+        if rng.random() < negative_share:
+            box = negative_box(data.dice_of(die.image), image.shape, rng)
+            if box is None:
+                continue
+            label = NOT_A_FACE
+        else:
+            box, label = jittered_box(die, rng), (die.value - 1 if die.readable else NOT_A_FACE)
+        crops[filled] = photometric_jitter(crop_faces(image, [box])[0], rng)
+        labels[filled] = label
+        filled += 1
+    return crops, labels
+
+
+def build_network():
+    import torch.nn as nn
+
+    def block(channels_in: int, channels_out: int) -> list:
+        return [
+            nn.Conv2d(channels_in, channels_out, 3, padding=1, bias=False),
+            nn.BatchNorm2d(channels_out),
+            nn.ReLU(inplace=True),
+        ]
+
+    # Plain Conv/BatchNorm/ReLU/MaxPool/GlobalAveragePool/Gemm: what cv2.dnn runs in OpenCV 4.11 and 5.x.
+    return nn.Sequential(
+        *block(3, 16),
+        nn.MaxPool2d(2),
+        *block(16, 32),
+        nn.MaxPool2d(2),
+        *block(32, 64),
+        nn.MaxPool2d(2),
+        *block(64, 64),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(64, CLASS_COUNT),
+    )
+
+
+def _accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        predicted = net(torch.from_numpy(crops_to_blob(crops))).argmax(1).numpy()
+    return float((predicted == labels).mean())
+
+
+def _fixed_crops(data: LabelledSet, jitter_seed: int | None):
+    rng = np.random.default_rng(jitter_seed)
+    crops, labels = [], []
+    for index, image in enumerate(data.images):
+        dice = data.dice_of(index)
+        boxes = [label_box(d) if jitter_seed is None else jittered_box(d, rng) for d in dice]
+        if boxes:
+            crops.append(crop_faces(image, boxes))
+            labels.extend(d.value - 1 for d in dice)
+    return np.concatenate(crops), np.array(labels)
+
+
+def export_onnx(net, path: Path) -> None:
+    import torch
+
+    net.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    example = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    torch.onnx.export(
+        net,
+        (example,),
+        str(path),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}},
+        opset_version=13,
+        dynamo=False,
+    )
+
+
+def check_export(net, path: Path, crops: np.ndarray) -> float:
+    """Largest difference between torch's and cv2.dnn's logits on the same crops."""
+    import torch
+
+    blob = crops_to_blob(crops)
+    net.eval()
+    with torch.no_grad():
+        expected = net(torch.from_numpy(blob)).numpy()
+    actual = FaceClassifier(path).logits(blob)
+    return float(np.abs(expected - actual).max())
+
+
+def train(args) -> None:
+    import torch
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    data = load_split(args.dataset, "train")
+    holdout_names = set(data.names[:: args.holdout_every]) if args.holdout_every else set()
+    keep = [i for i, name in enumerate(data.names) if name not in holdout_names]
+    held = [i for i, name in enumerate(data.names) if name in holdout_names]
+
+    def subset(indices: list[int]) -> LabelledSet:
+        remap = {old: new for new, old in enumerate(indices)}
+        return LabelledSet(
+            [data.names[i] for i in indices],
+            [data.images[i] for i in indices],
+            [LabelledDie(remap[d.image], d.cx, d.cy, d.side, d.value, d.readable)
+             for d in data.dice if d.image in remap],
+        )
+
+    training, holdout = subset(keep), subset(held)
+    for folder in args.generated:
+        generated = load_generated(folder)
+        print(f"adding {len(generated.names)} generated pictures ({len(generated.dice)} dice) from {folder}")
+        training = merged(training, generated)
+    print(f"training on {len(training.names)} images ({len(training.dice)} dice), "
+          f"holding out {len(holdout.names)} images ({len(holdout.dice)} dice)")
+    if holdout.dice:
+        plain = _fixed_crops(holdout, None)
+        jittered = _fixed_crops(holdout, 1)
+
+    net = build_network()
+    print(f"{sum(p.numel() for p in net.parameters())} parameters")
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=1e-4)
+    steps = args.epochs * (args.samples_per_epoch // args.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.learning_rate, total_steps=steps)
+    loss_of = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    started = time.perf_counter()
+    for epoch in range(args.epochs):
+        epoch_start = time.perf_counter()
+        crops, labels = training_batch(training, args.samples_per_epoch, args.negative_share, rng)
+        data_seconds = time.perf_counter() - epoch_start
+        blob, targets = torch.from_numpy(crops_to_blob(crops)), torch.from_numpy(labels)
+        order = torch.randperm(len(blob))
+        net.train()
+        total = 0.0
+        for step in range(args.samples_per_epoch // args.batch):
+            chosen = order[step * args.batch : (step + 1) * args.batch]
+            optimiser.zero_grad()
+            loss = loss_of(net(blob[chosen]), targets[chosen])
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item()
+        report = f"epoch {epoch + 1}/{args.epochs} loss {total / (step + 1):.3f}"
+        if holdout.dice:
+            report += (f" holdout acc {_accuracy(net, *plain):.4f}"
+                       f" jittered {_accuracy(net, *jittered):.4f}")
+        print(f"{report}  (augmenting {data_seconds:.0f}s, "
+              f"so far {time.perf_counter() - started:.0f}s)", flush=True)
+    export_onnx(net, args.out)
+    sample = plain[0][:64] if holdout.dice else training_batch(training, 64, 0.2, rng)[0]
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes); "
+          f"largest torch vs cv2.dnn logit difference {check_export(net, args.out, sample):.2e}")
+
+
+def _median_ms(action, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def _contact_sheet(crops, truths, predictions, confidences, path: Path) -> None:
+    tiles = []
+    for crop, truth, predicted, confidence in zip(crops, truths, predictions, confidences):
+        tile = cv2.resize(crop, (96, 96), interpolation=cv2.INTER_NEAREST)
+        tile = cv2.copyMakeBorder(tile, 0, 18, 0, 0, cv2.BORDER_CONSTANT, value=(255, 255, 255))
+        said = "-" if predicted is None else str(predicted)
+        cv2.putText(tile, f"{truth}>{said} {confidence:.2f}", (2, 110), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.4, (0, 0, 200), 1)
+        tiles.append(tile)
+    if not tiles:
+        return
+    columns = 10
+    tiles += [np.full_like(tiles[0], 255)] * (-len(tiles) % columns)
+    rows = [np.hstack(tiles[i : i + columns]) for i in range(0, len(tiles), columns)]
+    cv2.imwrite(str(path), np.vstack(rows))
+
+
+def _report(name: str, classifier: FaceClassifier, data: LabelledSet, jitter_seed, sheet) -> list:
+    rng = np.random.default_rng(jitter_seed)
+    truths, results, crops = [], [], []
+    for index, image in enumerate(data.images):
+        dice = data.dice_of(index)
+        boxes = [label_box(d) if jitter_seed is None else jittered_box(d, rng) for d in dice]
+        results += classifier.classify(image, boxes)
+        crops.append(crop_faces(image, boxes))
+        truths += [d.value for d in dice]
+    crops = np.concatenate(crops)
+    values = [value for value, _ in results]
+    confidence = np.array([c for _, c in results])
+    right = np.array([v == t for v, t in zip(values, truths)])
+    wrong = np.array([v is not None and v != t for v, t in zip(values, truths)])
+    print(f"\n{name}: {len(truths)} dice, accuracy {right.mean():.4f} "
+          f"({int(right.sum())} right, {int(wrong.sum())} wrong value, "
+          f"{int(sum(v is None for v in values))} 'not a die face')")
+    print("confusion (rows: true face 1-6; columns: read 1-6, not a face)")
+    for truth in FACE_VALUES:
+        row = [sum(1 for v, t in zip(values, truths) if t == truth and v == read)
+               for read in (*FACE_VALUES, None)]
+        print(f"  {truth}: " + " ".join(f"{n:4d}" for n in row))
+    wrong_conf = confidence[wrong]
+    zero_wrong = float(np.nextafter(wrong_conf.max(), 1.0)) if wrong.any() else 0.0
+    for threshold in sorted({0.5, 0.8, 0.9, 0.95, 0.99, zero_wrong}):
+        accepted = np.array([v is not None for v in values]) & (confidence >= threshold)
+        print(f"  threshold {threshold:.4f}: wrong and accepted {int((wrong & accepted).sum())}, "
+              f"unsure {1 - accepted.mean():.4f}, right and accepted {(right & accepted).mean():.4f}")
+    print(f"  lowest threshold with no wrong value accepted: {zero_wrong:.4f}")
+    missed = [i for i in range(len(truths)) if not right[i]]
+    if sheet is not None:
+        _contact_sheet(crops[missed], [truths[i] for i in missed], [values[i] for i in missed],
+                       confidence[missed], sheet)
+        print(f"  {len(missed)} misread crops drawn in {sheet}")
+    return results
+
+
+def _negative_report(classifier: FaceClassifier, data: LabelledSet) -> None:
+    rng = np.random.default_rng(7)
+    said_not_face = total = 0
+    for index, image in enumerate(data.images):
+        dice = data.dice_of(index)
+        boxes = [b for b in (negative_box(dice, image.shape, rng) for _ in range(10)) if b is not None]
+        results = classifier.classify(image, boxes)
+        said_not_face += sum(value is None for value, _ in results)
+        total += len(results)
+    print(f"\nboxes off the dice (tray, between dice, half off a die): {total}, "
+          f"called 'not a die face' {said_not_face / total:.4f}")
+
+
+def _latency(classifier: FaceClassifier, data: LabelledSet) -> None:
+    cv2.setNumThreads(1)
+    frame = cv2.resize(data.images[0], (1280, 960))
+    scale = 1280 / data.images[0].shape[1]
+    dice = data.dice_of(0)
+    boxes = [((d.cx * scale, d.cy * scale), (d.side * scale, d.side * scale), 0.0) for d in dice]
+    while len(boxes) < 25:
+        boxes += boxes
+    classifier.classify(frame, boxes[:5])
+    reference = _median_ms(lambda: cv2.GaussianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (5, 5), 0), 200)
+    print(f"\nlatency, cv2.dnn single-threaded, 1280x960 frame, median of 200 runs "
+          f"(reference cvtColor+GaussianBlur of the frame: {reference:.3f} ms)")
+    for count in (1, 5, 25):
+        ms = _median_ms(lambda: classifier.classify(frame, boxes[:count]), 200)
+        print(f"  {count:2d} crops: {ms:.3f} ms  ({ms / reference:.1f}x the reference)")
+
+
+def evaluate(args) -> None:
+    data = load_split(args.dataset, "test")
+    classifier = FaceClassifier(args.model)
+    print(f"model {args.model} ({args.model.stat().st_size} bytes); byler-d6 TEST split: "
+          f"{len(data.names)} images, {len(data.dice)} dice")
+    _report("labelled boxes (upright, as labelled)", classifier, data, None, args.sheet)
+    _report("jittered boxes (any angle, size x0.72-1.15, offset up to 15%)", classifier, data, 11, None)
+    _negative_report(classifier, data)
+    _latency(classifier, data)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    train_parser = commands.add_parser("train", help="train on the byler-d6 TRAIN split, export ONNX")
+    train_parser.add_argument("--dataset", type=Path, default=DATASET)
+    train_parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    train_parser.add_argument("--generated", type=Path, action="append", default=[],
+                              help="also train on a folder from `python -m vision.synth --out FOLDER`")
+    train_parser.add_argument("--epochs", type=int, default=30)
+    train_parser.add_argument("--samples-per-epoch", type=int, default=12800)
+    train_parser.add_argument("--batch", type=int, default=128)
+    train_parser.add_argument("--learning-rate", type=float, default=2e-3)
+    train_parser.add_argument("--negative-share", type=float, default=0.2)
+    train_parser.add_argument("--holdout-every", type=int, default=0,
+                              help="hold out every Nth train image to watch progress (0: none)")
+    train_parser.add_argument("--threads", type=int, default=1)
+    train_parser.add_argument("--seed", type=int, default=2026)
+    train_parser.set_defaults(run=train)
+    evaluate_parser = commands.add_parser("evaluate", help="measure on the byler-d6 TEST split")
+    evaluate_parser.add_argument("--dataset", type=Path, default=DATASET)
+    evaluate_parser.add_argument("--model", type=Path, default=MODEL_PATH)
+    evaluate_parser.add_argument("--sheet", type=Path, default=None,
+                                 help="write the misread crops as a PNG contact sheet here")
+    evaluate_parser.set_defaults(run=evaluate)
+    args = parser.parse_args(argv)
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

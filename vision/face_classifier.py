@@ -1,0 +1,168 @@
+"""A small learned classifier for the top face of one die, run with cv2.dnn on crops of the frame.
+
+The classical reader finds the dice and hands their rotated boxes here; each box is warped to a small
+upright square and the whole batch goes through one forward pass. Besides the six faces the network has a
+seventh class, "not a die face" (tray, a die's side, two dice half in view, a logo), so the reader can
+say unsure instead of guessing.
+
+The model is trained by tools/train_face_classifier.py; torch and onnx are needed only there.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+RotatedBox = tuple[tuple[float, float], tuple[float, float], float]
+"""((cx, cy), (w, h), angle_deg) in pixels, as cv2.minAreaRect returns it."""
+
+CROP_SIZE = 32
+# The crop reaches a little past the box so the die's edge, and so the face's extent, is visible even
+# when the reader's box is tight or slightly small.
+CROP_MARGIN = 1.3
+FACE_VALUES = (1, 2, 3, 4, 5, 6)
+NOT_A_FACE = len(FACE_VALUES)
+CLASS_COUNT = NOT_A_FACE + 1
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "face_classifier.onnx"
+
+_SQRT2 = math.sqrt(2.0)
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.size == 0:
+        raise ValueError("image must be a non-empty numpy array")
+    if image.dtype != np.uint8:
+        raise ValueError(f"image must be 8-bit (uint8), got {image.dtype}")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    raise ValueError(f"image must be grey, BGR or BGRA, got shape {image.shape}")
+
+
+def _parse_box(box: RotatedBox) -> tuple[float, float, float, float]:
+    try:
+        (cx, cy), (w, h), angle = box
+        cx, cy, w, h, angle = float(cx), float(cy), float(w), float(h), float(angle)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"a box must be ((cx, cy), (w, h), angle_deg), got {box!r}") from error
+    if not all(math.isfinite(v) for v in (cx, cy, w, h, angle)):
+        raise ValueError(f"a box must have finite numbers, got {box!r}")
+    if w < 0 or h < 0:
+        raise ValueError(f"a box must have a non-negative size, got {box!r}")
+    return cx, cy, max(w, h, 1.0), angle
+
+
+def crop_faces(
+    image: np.ndarray,
+    boxes: Sequence[RotatedBox],
+    size: int = CROP_SIZE,
+    margin: float = CROP_MARGIN,
+) -> np.ndarray:
+    """Warp each rotated box to an upright size x size BGR square; returns uint8 (N, size, size, 3).
+
+    The square is centred on the box, its side is the box's longer side times `margin`, and it is turned
+    so the box's edges are horizontal and vertical. Parts beyond the image edge repeat the edge pixels.
+    """
+    frame = _as_bgr(image)
+    crops = np.empty((len(boxes), size, size, 3), np.uint8)
+    # The rotated square fits inside an upright square sqrt(2) larger: take that, shrink it with area
+    # averaging (no aliasing of small pips when a die is much larger than the crop), then rotate.
+    enclosing = int(math.ceil(size * _SQRT2)) | 1
+    for index, box in enumerate(boxes):
+        cx, cy, side, angle = _parse_box(box)
+        span = side * margin * _SQRT2
+        patch_px = max(int(math.ceil(span)), 2)
+        patch = cv2.getRectSubPix(frame, (patch_px, patch_px), (cx, cy))
+        shrinking = patch_px > enclosing
+        patch = cv2.resize(
+            patch,
+            (enclosing, enclosing),
+            interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR,
+        )
+        # Scale so that `span` source pixels (not the rounded patch_px) map onto `enclosing` pixels.
+        scale = (patch_px / span) * (size * _SQRT2 / enclosing)
+        centre = ((enclosing - 1) / 2.0, (enclosing - 1) / 2.0)
+        rotation = cv2.getRotationMatrix2D(centre, angle, scale)
+        rotation[:, 2] += (size - 1) / 2.0 - np.array(centre)
+        crops[index] = cv2.warpAffine(
+            patch, rotation, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+    return crops
+
+
+def crops_to_blob(crops: np.ndarray) -> np.ndarray:
+    """uint8 (N, S, S, 3) crops to the network's float32 (N, 3, S, S) input.
+
+    Each crop is standardised on its own, so a dim or bright, low or high contrast die looks alike.
+    """
+    values = crops.astype(np.float32)
+    mean = values.mean(axis=(1, 2, 3), keepdims=True)
+    spread = values.std(axis=(1, 2, 3), keepdims=True)
+    values = (values - mean) / np.maximum(spread, 8.0)
+    return np.ascontiguousarray(values.transpose(0, 3, 1, 2))
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+class FaceClassifier:
+    """Reads die faces from rotated boxes with the ONNX model, loaded once on first use."""
+
+    def __init__(self, model_path: Path | str = MODEL_PATH):
+        self.model_path = Path(model_path)
+        self._net = None
+        self._lock = threading.Lock()
+
+    def _network(self):
+        with self._lock:
+            if self._net is None:
+                if not self.model_path.is_file():
+                    raise FileNotFoundError(f"face classifier model not found: {self.model_path}")
+                self._net = cv2.dnn.readNetFromONNX(str(self.model_path))
+            return self._net
+
+    def logits(self, blob: np.ndarray) -> np.ndarray:
+        """Raw network output (N, 7) for a blob from crops_to_blob."""
+        net = self._network()
+        with self._lock:
+            net.setInput(blob)
+            return np.asarray(net.forward(), np.float32).reshape(len(blob), CLASS_COUNT)
+
+    def probabilities(self, image: np.ndarray, boxes: Sequence[RotatedBox]) -> np.ndarray:
+        """(N, 7) class probabilities: columns 0..5 are faces 1..6, column 6 is "not a die face"."""
+        if len(boxes) == 0:
+            _as_bgr(image)
+            return np.zeros((0, CLASS_COUNT), np.float32)
+        return softmax(self.logits(crops_to_blob(crop_faces(image, boxes))))
+
+    def classify(
+        self, image: np.ndarray, boxes: Sequence[RotatedBox]
+    ) -> list[tuple[int | None, float]]:
+        """Per box (face value 1..6, or None when it is not a readable face; confidence 0..1).
+
+        The confidence is the probability of the class returned: of that face, or of "not a die face".
+        """
+        result: list[tuple[int | None, float]] = []
+        for row in self.probabilities(image, boxes):
+            best = int(np.argmax(row))
+            value = None if best == NOT_A_FACE else FACE_VALUES[best]
+            result.append((value, float(row[best])))
+        return result
+
+
+@functools.cache
+def default_classifier() -> FaceClassifier:
+    """The shared classifier for the packaged model (the network itself loads on first use)."""
+    return FaceClassifier()
