@@ -1,0 +1,166 @@
+"""Settle detection: one report per throw, none while moving or with a hand in view, re-armed by motion."""
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.reading import Die, Reading
+from vision.settle import SettleDetector, agreed_reading
+
+SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
+FPS = 10.0
+
+
+def tray(noise: float, seed: int, squares=(), exposure: float = 1.0, arm: tuple | None = None) -> np.ndarray:
+    """A 320x240 grey-green tray with light squares (dice) at (x, y), sensor noise, optional arm from the left."""
+    rng = np.random.default_rng(seed)
+    image = np.full((240, 320, 3), (60, 110, 50), np.float32)
+    for x, y in squares:
+        image[int(y):int(y) + 16, int(x):int(x) + 16] = (225, 225, 225)
+    if arm is not None:
+        cv2.rectangle(image, (0, arm[1] - 20), (arm[0], arm[1] + 20), (120, 150, 205), -1)
+    image = image * exposure + rng.normal(0, noise, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def run(detector: SettleDetector, frames) -> list[float]:
+    return [event.t for i, frame in enumerate(frames) if (event := detector.update(frame, i / FPS))]
+
+
+DICE = [(60, 50), (120, 90), (200, 60), (150, 170), (250, 150)]
+
+
+def throw_frames(noise: float, start_seed: int, moving: int = 8, still: int = 10, dice=DICE):
+    """Dice sliding in from the left edge and stopping at `dice`."""
+    frames = []
+    for k in range(moving):
+        left = (moving - k) * 25
+        frames.append(tray(noise, start_seed + k, [(x - left, y) for x, y in dice]))
+    frames += [tray(noise, start_seed + moving + k, dice) for k in range(still)]
+    return frames
+
+
+@pytest.mark.parametrize("noise", [0.0, 2.0, 12.0])
+def test_one_event_per_throw_after_the_still_time_whatever_the_noise(noise):
+    detector = SettleDetector(still_seconds=0.3)
+    events = run(detector, throw_frames(noise, 0))
+    # the dice stop at frame 8 (t=0.8): the event comes 0.3 s later, once
+    assert events == [pytest.approx(1.1)]
+    assert detector.state == "settled"
+
+
+def test_nothing_is_reported_while_the_dice_keep_moving():
+    frames = [tray(3.0, k, [(x + 7 * k, y) for x, y in DICE[:3]]) for k in range(20)]
+    detector = SettleDetector()
+    assert run(detector, frames) == []
+    assert detector.state == "moving"
+
+
+def test_motion_re_arms_the_detector_for_the_next_throw():
+    elsewhere = [(x + 20, y + 30) for x, y in DICE]
+    frames = throw_frames(3.0, 0) + throw_frames(3.0, 100, dice=elsewhere)
+    assert run(SettleDetector(), frames) == [pytest.approx(1.1), pytest.approx(2.9)]
+
+
+def test_a_die_creeping_a_pixel_a_frame_is_not_at_rest():
+    frames = [tray(2.0, k, DICE[:4] + [(100 + k, 200)]) for k in range(15)]
+    frames += [tray(2.0, 100 + k, DICE[:4] + [(115, 200)]) for k in range(6)]
+    assert run(SettleDetector(still_seconds=0.3), frames) == [pytest.approx(1.8)]
+
+
+def test_a_hand_held_still_in_the_tray_is_never_reported_nor_the_same_dice_after_it_left():
+    frames = throw_frames(3.0, 0)
+    frames += [tray(3.0, 200 + k, DICE, arm=(40 * (k + 1), 120)) for k in range(4)]
+    frames += [tray(3.0, 300 + k, DICE, arm=(160, 120)) for k in range(10)]  # held still for a second
+    frames += [tray(3.0, 400 + k, DICE, arm=(160 - 40 * (k + 1), 120)) for k in range(3)]
+    frames += [tray(3.0, 500 + k, DICE) for k in range(10)]
+    detector = SettleDetector()
+    states = []
+    events = []
+    for i, frame in enumerate(frames):
+        if detector.update(frame, i / FPS):
+            events.append(i / FPS)
+        states.append(detector.state)
+    assert events == [pytest.approx(1.1)]
+    assert "hand" in states[22:32]
+
+
+def test_a_hand_that_moved_a_die_leads_to_a_new_report_once_it_left():
+    moved = DICE[:4] + [(30, 200)]
+    frames = throw_frames(3.0, 0)
+    frames += [tray(3.0, 200 + k, DICE, arm=(160, 120)) for k in range(6)]
+    frames += [tray(3.0, 300 + k, moved) for k in range(6)]  # the hand left at 2.4
+    assert run(SettleDetector(), frames) == [pytest.approx(1.1), pytest.approx(2.7)]
+
+
+def test_a_change_of_exposure_is_not_motion():
+    frames = throw_frames(3.0, 0) + [tray(3.0, 50 + k, DICE, exposure=1.15) for k in range(10)]
+    detector = SettleDetector()
+    assert run(detector, frames) == [pytest.approx(1.1)]
+    assert detector.state == "settled"
+
+
+def test_bad_input_is_refused_with_a_reason():
+    detector = SettleDetector()
+    detector.update(tray(1.0, 0), 1.0)
+    with pytest.raises(ValueError, match="before the previous"):
+        detector.update(tray(1.0, 1), 0.5)
+    with pytest.raises(ValueError, match="size changed"):
+        detector.update(np.zeros((480, 320, 3), np.uint8), 2.0)
+    with pytest.raises(ValueError, match="image array"):
+        detector.update(np.zeros(5, np.uint8), 3.0)
+    with pytest.raises(ValueError):
+        SettleDetector(still_seconds=-1)
+
+
+def _sequence_folders():
+    if not SEQUENCES.is_dir():
+        pytest.fail("samples/sequences is missing: run python -m vision.synth --out samples --sequences")
+    return sorted(p for p in SEQUENCES.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("name", ["single_throw", "two_throws", "hand_in_tray", "noisy_throw"])
+def test_each_generated_sequence_is_reported_once_per_resting_scene(name):
+    folder = SEQUENCES / name
+    if not folder.is_dir():
+        pytest.fail(f"{folder} is missing: run python -m vision.synth --out samples --sequences")
+    description = json.loads((folder / "sequence.json").read_text())
+    detector = SettleDetector(still_seconds=0.3)
+    events = []
+    for file, t in zip(description["frames"], description["times"]):
+        event = detector.update(cv2.imread(str(folder / file)), t)
+        if event is not None:
+            events.append(event.t)
+    assert len(events) == len(description["rest_starts"]), (events, description["rest_starts"])
+    for event, rest in zip(events, description["rest_starts"]):
+        # at rest from `rest`: reported once the still time has passed, within two frames of it
+        assert rest + 0.3 - 0.01 <= event <= rest + 0.3 + 2.5 / description["fps"]
+    for start, end in description["hand"]:
+        assert not any(start <= event <= end for event in events)
+
+
+def die(value: int | None, confidence: float = 0.9) -> Die:
+    return Die(value=value, x=10.0, y=10.0, size=20.0, angle=0.0, confidence=confidence)
+
+
+def reading(*values: int, status: str = "ok", confidence: float = 0.9) -> Reading:
+    problems = ("glare",) if status == "unsure" else ()
+    return Reading(dice=tuple(die(v, confidence) for v in values), status=status, problems=problems)
+
+
+def test_voting_keeps_the_reading_most_frames_agree_on():
+    best = reading(1, 2, 3, 4, 5, confidence=0.95)
+    frames = [reading(1, 2, 3, 4, 5), reading(1, 2, 3, 4, 6), best, reading(1, 2, 3, 4, status="unsure")]
+    assert agreed_reading(frames, quorum=0.4) is best
+
+
+def test_voting_without_a_majority_is_unsure_and_says_why():
+    frames = [reading(1, 2, 3, 4, 5), reading(1, 2, 3, 4, 6), reading(2, 2, 3, 4, 6)]
+    result = agreed_reading(frames)
+    assert result.status == "unsure"
+    assert any("disagree" in p for p in result.problems)
+    with pytest.raises(ValueError):
+        agreed_reading([])

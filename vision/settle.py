@@ -1,0 +1,170 @@
+"""When have the dice come to rest? Fed every camera frame, it says so once per throw.
+
+The detector works on a small grey copy of each frame (a few thousand pixels, cheap on a Pi) and
+measures change against the camera's own noise, estimated from the frames themselves, so one set of
+settings serves a noisy webcam and a clean Pi camera alike. A scene is reported when nothing has moved
+for `still_seconds`, unless a hand or arm is in view (a large changed region reaching the picture
+edge, compared with the last reported scene) or the scene is the one already reported (a hand came
+and went without moving a die). It re-arms as soon as anything moves again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from vision.reading import Reading
+
+State = Literal["moving", "settling", "settled", "hand"]
+
+
+@dataclass(frozen=True)
+class SettleEvent:
+    """The dice came to rest: `frame` (as given to `update`) is the one to read, taken at `t`."""
+
+    t: float
+    still_since: float
+    frame: np.ndarray
+
+
+class SettleDetector:
+    """Feed successive frames with their times; `update` returns a SettleEvent once per resting scene.
+
+    still_seconds: how long nothing may move before the scene counts as settled.
+    width: width of the grey copy the measurements use.
+    noise_factor: a pixel has changed when it differs by more than this many noise levels.
+    min_changed: the fraction of pixels that must change before the scene counts as moving.
+    hand_area: a changed region touching the picture edge and larger than this fraction of the
+        picture is taken for a hand or arm.
+    """
+
+    def __init__(self, still_seconds: float = 0.3, width: int = 160, noise_factor: float = 6.0,
+                 min_changed: float = 0.0005, hand_area: float = 0.02) -> None:
+        if still_seconds < 0:
+            raise ValueError(f"still_seconds must be 0 or more, got {still_seconds}")
+        if width < 16:
+            raise ValueError(f"width must be at least 16 pixels, got {width}")
+        if noise_factor <= 0 or not 0 < min_changed < 1 or not 0 < hand_area < 1:
+            raise ValueError("noise_factor must be positive; min_changed and hand_area within 0..1")
+        self.still_seconds = still_seconds
+        self.width = width
+        self.noise_factor = noise_factor
+        self.min_changed = min_changed
+        self.hand_area = hand_area
+        self.state: State = "moving"
+        self.noise: float | None = None
+        self._previous: np.ndarray | None = None
+        self._still_start: np.ndarray | None = None
+        self._still_since = 0.0
+        self._last_t: float | None = None
+        self._background: np.ndarray | None = None  # the last reported scene, else the first frame
+        self._reported_once = False
+
+    def update(self, frame: np.ndarray, t: float) -> SettleEvent | None:
+        """Take the next frame (BGR or grey) and its time in seconds; times must not go backwards."""
+        if self._last_t is not None and t < self._last_t:
+            raise ValueError(f"frame time {t} is before the previous frame's {self._last_t}")
+        small = self._shrink(frame)
+        if self._previous is not None and small.shape != self._previous.shape:
+            raise ValueError(f"frame size changed from {self._previous.shape} to {small.shape} (scaled)")
+        self._last_t = t
+        if self._previous is None:
+            self._previous = small
+            self._background = small
+            self._start_still(small, t)
+            return None
+        step = self._difference(small, self._previous)
+        self._learn_noise(step)
+        self._previous = small
+        moved = self._moved(step)
+        # a die creeping a little each frame slips under the frame-to-frame test but not this one
+        crept = self.state != "settled" and self._moved(self._difference(small, self._still_start))
+        if moved or crept:
+            self.state = "moving"
+            self._start_still(small, t)
+            return None
+        if self.state == "settled" or t - self._still_since < self.still_seconds - 1e-6:  # 1e-6: 2.9 - 2.6 < 0.3 in floats
+            if self.state != "settled":
+                self.state = "settling"
+            return None
+        since_report = self._changed(self._difference(small, self._background))
+        if self._hand_in_view(since_report):
+            self.state = "hand"
+            return None
+        self.state = "settled"
+        if self._reported_once and not self._moved(self._difference(small, self._background)):
+            return None  # the scene already reported: a hand came and went and moved nothing
+        self._background = small
+        self._reported_once = True
+        return SettleEvent(t=t, still_since=self._still_since, frame=frame)
+
+    def _start_still(self, small: np.ndarray, t: float) -> None:
+        self._still_start = small
+        self._still_since = t
+
+    def _shrink(self, frame: np.ndarray) -> np.ndarray:
+        if frame.ndim not in (2, 3) or frame.shape[0] < 2 or frame.shape[1] < 2:
+            raise ValueError(f"expected an image array (height, width[, channels]), got shape {frame.shape}")
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        height = max(int(round(grey.shape[0] * self.width / grey.shape[1])), 1)
+        small = cv2.resize(grey.astype(np.float32), (self.width, height), interpolation=cv2.INTER_AREA)
+        # auto-exposure scales the whole picture; dividing by the mean undoes that before comparing
+        return small * (128.0 / max(float(small.mean()), 1.0))
+
+    @staticmethod
+    def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        difference = a - b
+        # a change of exposure shifts every pixel alike; only what moved should remain
+        return difference - float(np.median(difference))
+
+    def _learn_noise(self, step: np.ndarray) -> None:
+        # 1.4826 * median absolute deviation estimates the noise sigma and ignores the few moving pixels;
+        # learning only from quiet frames keeps a hand filling the view from inflating it
+        level = max(1.4826 * float(np.median(np.abs(step))), 0.25)
+        if self.noise is None:
+            self.noise = level
+        elif not self._moved(step) or level < self.noise:
+            self.noise = 0.9 * self.noise + 0.1 * level
+
+    def _changed(self, difference: np.ndarray) -> np.ndarray:
+        return np.abs(difference) > self.noise_factor * (self.noise or 0.25)
+
+    def _moved(self, difference: np.ndarray) -> bool:
+        # noise and JPEG ringing along edges flip single pixels; anything that moved changes a patch
+        patches = cv2.erode(self._changed(difference).astype(np.uint8), np.ones((2, 2), np.uint8))
+        return float(patches.mean()) > self.min_changed
+
+    def _hand_in_view(self, changed: np.ndarray) -> bool:
+        mask = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        height, width = mask.shape
+        for label in range(1, count):
+            x, y, w, h, area = stats[label]
+            at_edge = x == 0 or y == 0 or x + w == width or y + h == height
+            if at_edge and area > self.hand_area * mask.size:
+                return True
+        return False
+
+
+def agreed_reading(readings: Sequence[Reading], quorum: float = 0.5) -> Reading:
+    """One reading from several of the same resting scene: the values that more than `quorum` of them
+    read with status ok, or an unsure reading saying the frames disagree."""
+    if not readings:
+        raise ValueError("no readings to vote on")
+    if not 0 <= quorum < 1:
+        raise ValueError(f"quorum must be within 0..1, got {quorum}")
+    votes = Counter(tuple(r.values) for r in readings if r.status == "ok")
+    if votes:
+        values, count = votes.most_common(1)[0]
+        if count > quorum * len(readings):
+            agreeing = [r for r in readings if r.status == "ok" and tuple(r.values) == values]
+            return max(agreeing, key=lambda r: min((d.confidence for d in r.dice), default=1.0))
+    latest = readings[-1]
+    problems = tuple(dict.fromkeys((*latest.problems, f"frames disagree: {len(votes)} different ok readings "
+                                    f"among {len(readings)} frames")))
+    return Reading(dice=latest.dice, status="unsure", problems=problems)
