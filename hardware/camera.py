@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
-VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg")
 DEFAULT_READ_TIMEOUT = 1.5
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
 log = logging.getLogger(__name__)
@@ -39,7 +38,7 @@ class Frame:
 
 
 class CameraError(Exception):
-    """A camera could not deliver a frame. `reason` is a short phrase fit for a status line."""
+    """A camera could not deliver a frame; the message is fit for the tablet's status line."""
 
 
 class CameraUnavailable(CameraError):
@@ -371,6 +370,9 @@ def open_camera(source: str, **options) -> Camera:
     """Open the source named by `source`. Options: width, height (pi, usb), fps, hold (replay),
     and the Pi camera's settings (see hardware.picamera.PiCameraSettings fields)."""
     spec = parse_source(source)
+    unknown = set(options) - _KNOWN_OPTIONS
+    if unknown:
+        raise TypeError(f"unknown camera option(s) {', '.join(sorted(unknown))}")
     if spec.kind == "auto":
         return _open_auto(options)
     if spec.kind == "pi":
@@ -384,6 +386,7 @@ def open_camera(source: str, **options) -> Camera:
 
 _PI_OPTIONS = ("width", "height", "swap_red_blue", "ae_settle_seconds", "exposure_time_us", "analogue_gain",
                "colour_gains", "flicker_hz", "lens_position")
+_KNOWN_OPTIONS = {*_PI_OPTIONS, "fps", "hold", "loop"}
 
 
 def _pick(options: dict, names: Sequence[str]) -> dict:

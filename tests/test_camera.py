@@ -154,6 +154,18 @@ def test_parse_source_refuses_unknown_forms_with_the_accepted_list(text):
         parse_source(text)
 
 
+def test_unknown_options_are_refused(image_folder):
+    with pytest.raises(TypeError, match="frame_rate"):
+        open_camera(f"replay:{image_folder}", frame_rate=5)
+
+
+def test_settings_options_are_all_accepted(image_folder, tmp_path):
+    from hardware.config import load_settings
+
+    settings = load_settings(env={"XDG_CONFIG_HOME": str(tmp_path)})
+    open_camera(f"replay:{image_folder}", **settings.camera_options()).close()
+
+
 def test_auto_falls_back_to_replaying_samples(monkeypatch, image_folder):
     tried = []
 
