@@ -122,3 +122,13 @@ def test_text_settings_survive_a_write_and_read(tmp_path_factory, text):
         return
     update_config_file(config, {"host": text})
     assert load_settings(config, env={}).host == text.strip()
+
+
+def test_every_setting_can_come_from_the_file_and_the_environment():
+    from dataclasses import fields
+
+    from hardware import config
+
+    names = {f.name for f in fields(Settings)}
+    assert set(config._CHECKERS) == names and set(config._ENV_KIND) == names
+    assert config._OPTIONAL <= names
