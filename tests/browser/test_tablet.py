@@ -8,7 +8,7 @@ import pytest
 
 from webui.i18n import LANGUAGES, load_catalog
 
-from .conftest import PHONE, screenshot
+from .conftest import PHONE, TABLET, screenshot
 
 expect = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright").expect
 
@@ -258,3 +258,72 @@ def test_screens_in_the_dark_and_on_a_phone(table, open_page):
     phone.locator("#back-to-game").tap()
     phone.locator('#dice [data-die="2"]').tap()
     screenshot(phone, "phone-correct")
+
+
+def test_the_camera_status_is_always_shown(table, open_page):
+    table.post("/api/games", {"players": ["Ana"]})
+    page = open_page(table.url)
+    pill = page.locator("#camera-pill")
+    expect(pill).to_have_text("No camera")
+    expect(page.locator("#camera-message")).to_have_text("Enter the rolls by hand.")
+
+    camera = table.app.extensions["yacht_table"]
+    camera.camera_status("live")
+    expect(pill).to_have_text("Camera live")
+    expect(page.locator("#camera-message")).to_be_hidden()
+    camera.camera_status("reading")
+    expect(pill).to_have_text("Reading the dice…")
+    camera.camera_status("unsure", "two dice lean on each other")
+    expect(pill).to_have_text("Camera unsure")
+    expect(page.locator("#camera-message")).to_have_text(
+        "two dice lean on each other · Throw again, or tap a die to correct it.")
+    screenshot(page, "tablet-camera-unsure")
+    camera.camera_status("offline", "no frame for 2 s")
+    expect(pill).to_have_text("Camera offline")
+    expect(page.locator("#camera-message")).to_contain_text("no frame for 2 s")
+
+    pill.tap()  # the picture is one tap away; before any throw was read there is none
+    expect(page.locator("#dialog-camera #camera-none")).to_have_text("No camera picture yet.")
+    page.locator("#dialog-camera").get_by_role("button", name="Close").tap()
+    roll_by_taps(page, [1, 1, 2, 2, 2], 1)  # manual rolls still work with the camera offline
+
+
+def test_an_unfinished_game_is_resumed_from_the_start_screen(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    table.post("/api/roll", {"dice": [2, 2, 2, 5, 5]})
+    table.post("/api/record", {"category": "full_house"})
+    table.post("/api/games", {"players": ["Cy"]})
+    page = open_page(table.url)
+    expect(page.locator("#turn-title")).to_have_text("Cy's turn")
+    page.locator("#new-game-button").tap()
+    unfinished = page.locator("#unfinished-list .game-item")
+    expect(unfinished).to_have_count(1)
+    expect(unfinished).to_contain_text("Ana 16 · Ben 0")
+    unfinished.get_by_role("button", name="Resume").tap()
+    expect(page.locator("#turn-title")).to_have_text("Ben's turn")
+    expect(sheet_cell(page, "full_house", 0)).to_have_text("16")
+
+
+TOO_SMALL_TO_TAP = """() => [...document.querySelectorAll('button, input, [role="button"]')]
+    .filter((node) => node.offsetParent !== null || node.closest('dialog[open]'))
+    .map((node) => [node.id || node.className || node.textContent, node.getBoundingClientRect()])
+    .filter(([, box]) => box.width > 0 && (box.width < 48 || box.height < 48))
+    .map(([name, box]) => `${name}: ${Math.round(box.width)}x${Math.round(box.height)}`)"""
+
+
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["tablet", "phone"])
+def test_every_control_is_big_enough_for_a_finger(table, open_page, viewport):
+    table.post("/api/games", {"players": ["Ana", "Ben", "Cy", "Dee", "Eve", "Flo", "Gus", "Hal"]})
+    table.post("/api/roll", {"dice": [3, 3, 4, 5, 6]})
+    page = open_page(table.url, viewport=viewport)
+    expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    assert page.evaluate(TOO_SMALL_TO_TAP) == []
+    page.locator("#manual-roll").tap()
+    assert page.evaluate(TOO_SMALL_TO_TAP) == []
+    page.get_by_role("button", name="Cancel").last.tap()
+    page.locator('#dice [data-die="0"]').tap()
+    assert page.evaluate(TOO_SMALL_TO_TAP) == []
+    page.keyboard.press("Escape")
+    screenshot(page, f"game-8-players-{viewport['width']}")
+    page.locator("#new-game-button").tap()
+    assert page.evaluate(TOO_SMALL_TO_TAP) == []

@@ -504,19 +504,6 @@ function renderStandings(game) {
   );
 }
 
-function keptDiceIndexes(dice, keep) {
-  const wanted = [...keep];
-  const kept = new Set();
-  dice.forEach((value, index) => {
-    const at = wanted.indexOf(value);
-    if (at >= 0) {
-      wanted.splice(at, 1);
-      kept.add(index);
-    }
-  });
-  return kept;
-}
-
 function renderGame() {
   const game = currentGame();
   const camera = page.state.camera;
@@ -530,7 +517,7 @@ function renderGame() {
 
   const advice = game.advice;
   const keeping = advice && advice.best_keep && game.rolls_left > 0 && game.dice && advice.best_keep.length < 5;
-  const kept = keeping ? keptDiceIndexes(game.dice, advice.best_keep) : new Set();
+  const kept = new Set(keeping ? advice.best_keep_positions : []);
   const confidence = game.dice_source === "camera" ? game.dice_confidence : null;
   $("dice").replaceChildren(
     ...[0, 1, 2, 3, 4].map((index) => {
