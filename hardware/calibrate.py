@@ -61,7 +61,7 @@ def check_region(region: Region, shape: tuple[int, ...]) -> Region:
 
 
 def find_tray_region(image: np.ndarray, *, tolerance: float = 14.0) -> Region:
-    """Bounding box of the uniform region holding the centre of `image` (BGR uint8)."""
+    """Bounding box of the uniform region under the centre of `image` (BGR uint8)."""
     import cv2
 
     height, width = image.shape[:2]
@@ -79,8 +79,12 @@ def find_tray_region(image: np.ndarray, *, tolerance: float = 14.0) -> Region:
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    label = labels[height // 2, width // 2]
-    if label == 0:
+    # the biggest piece under the centre, so a die or crumb at the very centre does not hide the tray
+    centre_labels = labels[height * 2 // 5: height * 3 // 5, width * 2 // 5: width * 3 // 5].ravel()
+    counts = np.bincount(centre_labels, minlength=count)
+    counts[0] = 0
+    label = int(counts.argmax())
+    if counts[label] == 0:
         raise CalibrationError("the middle of the picture is not a uniform surface: centre the empty tray "
                                "under the camera, or pass --region x,y,width,height")
     x, y, w, h, area = (int(v) for v in stats[label])

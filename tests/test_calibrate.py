@@ -58,6 +58,12 @@ def test_finds_any_tray_that_contrasts_with_the_table(left, top, right, bottom, 
     assert close_to(find_tray_region(image), region)
 
 
+def test_a_die_left_at_the_centre_does_not_hide_the_tray():
+    image = table_with_tray((100, 60, 420, 330))
+    image[225:255, 305:335] = 240  # a white die right under the lens
+    assert close_to(find_tray_region(image), (100, 60, 420, 330))
+
+
 def test_a_tray_the_colour_of_the_table_is_refused_with_advice():
     image = table_with_tray((100, 60, 420, 330), tray=(44, 82, 128))
     with pytest.raises(CalibrationError, match="--region"):
