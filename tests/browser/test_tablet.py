@@ -288,6 +288,41 @@ def test_the_camera_status_is_always_shown(table, open_page):
     roll_by_taps(page, [1, 1, 2, 2, 2], 1)  # manual rolls still work with the camera offline
 
 
+def camera_throw(values, confidence=0.99, status="ok", problems=()):
+    from vision.reading import Die, Reading
+
+    dice = tuple(Die(value=v, x=60.0 + 90 * i, y=200.0, size=50.0, angle=0.0,
+                     confidence=confidence if i == 0 else 0.99) for i, v in enumerate(values))
+    return Reading(dice=dice, status=status, problems=tuple(problems))
+
+
+def test_camera_throws_become_rolls_and_a_fourth_is_not_counted(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    page = open_page(table.url)
+    service = table.app.extensions["yacht_table"]
+
+    service.camera_reading(camera_throw([4, 4, 2, 6, 1], confidence=0.5))
+    expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")
+    expect(page.locator("#dice-source")).to_contain_text("Read by the camera")
+    expect(page.locator('#dice [data-die="0"]')).to_have_class(re.compile(r"\bdoubtful\b"))
+    expect(page.locator('#dice [data-die="1"]')).not_to_have_class(re.compile(r"\bdoubtful\b"))
+
+    service.camera_reading(camera_throw([4, 4], status="unsure", problems=["only two dice seen"]))
+    expect(page.locator("#camera-message")).to_contain_text("only two dice seen")
+    expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")
+
+    service.camera_reading(camera_throw([4, 4, 4, 6, 1]))
+    service.camera_reading(camera_throw([4, 4, 4, 4, 1]))
+    expect(page.locator("#roll-line")).to_have_text("Roll 3 of 3 · Choose a row")
+    service.camera_reading(camera_throw([4, 4, 4, 4, 4]))
+    expect(page.locator("#camera-message")).to_have_text(
+        "That throw was not counted: all three rolls are used. Choose a row.")
+    expect(page.locator('#dice [data-die="4"]')).to_have_attribute("aria-label", re.compile("^Die 5: 1"))
+    page.locator('#sheet button.option[data-category="four_of_a_kind"]').click()  # a mouse works too
+    page.locator("#confirm-record").click()
+    expect(sheet_cell(page, "four_of_a_kind", 0)).to_have_text("17")
+
+
 def test_an_unfinished_game_is_resumed_from_the_start_screen(table, open_page):
     table.post("/api/games", {"players": ["Ana", "Ben"]})
     table.post("/api/roll", {"dice": [2, 2, 2, 5, 5]})
@@ -327,3 +362,42 @@ def test_every_control_is_big_enough_for_a_finger(table, open_page, viewport):
     screenshot(page, f"game-8-players-{viewport['width']}")
     page.locator("#new-game-button").tap()
     assert page.evaluate(TOO_SMALL_TO_TAP) == []
+
+
+# WCAG contrast of every visible piece of text against the backgrounds composited behind it.
+LOW_CONTRAST = """(minimum) => {
+  const rgba = (text) => { const v = text.match(/[\\d.]+/g).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const over = (top, below) => [0, 1, 2].map((i) => top[i] * top[3] + below[i] * (1 - top[3]));
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const backdrop = (node) => {
+    const layers = [];
+    for (let at = node; at; at = at.parentElement) layers.push(rgba(getComputedStyle(at).backgroundColor));
+    return layers.reverse().reduce((below, layer) => over(layer, below), [255, 255, 255]);
+  };
+  const found = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const own = [...node.childNodes].some((child) => child.nodeType === 3 && child.textContent.trim());
+    if (!own || node.disabled || node.closest("[disabled]") || !node.getClientRects().length) continue;
+    if (node.closest("[hidden], dialog:not([open])")) continue;
+    const back = backdrop(node);
+    const fore = over(rgba(getComputedStyle(node).color), back);
+    const [light, dark] = [luminance(fore), luminance(back)].sort((a, b) => b - a);
+    const ratio = (light + 0.05) / (dark + 0.05);
+    if (ratio < minimum) found.push(`${node.tagName}.${node.className} "${node.textContent.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"])
+def test_text_has_readable_contrast(table, open_page, color_scheme):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    table.post("/api/roll", {"dice": [6, 6, 2, 3, 6]})
+    page = open_page(table.url, color_scheme=color_scheme)
+    expect(page.locator("#advice-body")).to_contain_text("Keep these dice")
+    assert page.evaluate(LOW_CONTRAST, 4.5) == []
+    page.locator("#new-game-button").tap()
+    assert page.evaluate(LOW_CONTRAST, 4.5) == []
