@@ -32,11 +32,15 @@ BEN_POINTS = {"yacht": 0, "big_straight": 0, "little_straight": 0, "four_of_a_ki
               "choice": 15, "sixes": 0, "fives": 5, "fours": 0, "threes": 6, "twos": 4, "ones": 0}
 
 
-def roll_by_taps(page, dice, roll_number):
+def enter_roll_by_taps(page, dice):
     page.locator("#manual-roll").tap()
     for index, value in enumerate(dice):
         page.locator(f'#manual-dice [data-die="{index}"][data-value="{value}"]').tap()
     page.locator("#manual-save").tap()
+
+
+def roll_by_taps(page, dice, roll_number):
+    enter_roll_by_taps(page, dice)
     expect(page.locator("#roll-line")).to_contain_text(f"Roll {roll_number} of 3")
     expect(page.locator('#dice [data-die="4"]')).to_have_attribute("aria-label", re.compile(f"^Die 5: {dice[4]}"))
 
@@ -165,10 +169,7 @@ def test_a_stale_page_is_refreshed_and_told(table, open_page):
     page.evaluate("page.events.close()")  # this tablet stops hearing about changes
     table.post("/api/roll", {"dice": [4, 4, 4, 1, 2]})
 
-    page.locator("#manual-roll").tap()
-    for index, value in enumerate([3, 3, 3, 3, 3]):
-        page.locator(f'#manual-dice [data-die="{index}"][data-value="{value}"]').tap()
-    page.locator("#manual-save").tap()
+    enter_roll_by_taps(page, [3, 3, 3, 3, 3])
     expect(page.locator("#toast")).to_have_text("The game changed on another screen. This is the latest.")
     expect(page.locator('#dice [data-die="0"]')).to_have_attribute("aria-label", re.compile("^Die 1: 4"))
     assert table.state()["game"]["dice"] == [4, 4, 4, 1, 2]
@@ -187,6 +188,11 @@ def test_a_lost_connection_is_shown_and_recovered_without_reload(table, open_pag
     expect(page.locator('#dice [data-die="0"]')).to_have_attribute(
         "aria-label", re.compile("^Die 1: 6"), timeout=10000)
     expect(page.locator("#connection")).to_have_text("Connected again.")
+
+    table.stop()
+    table.data_dir = table.data_dir.with_name("fresh")  # a table whose data was wiped counts anew
+    table.start()
+    expect(page.locator("#screen-start")).to_be_visible(timeout=10000)
     assert page.evaluate("window.loadedOnce") is True  # no reload happened
 
 
@@ -220,10 +226,7 @@ def test_a_table_pin_is_asked_once_and_kept(tmp_path, advisor, open_page):
     try:
         table.post("/api/games", {"players": ["Ana"]})
         page = open_page(table.url)
-        page.locator("#manual-roll").tap()
-        for index, value in enumerate([1, 2, 3, 4, 5]):
-            page.locator(f'#manual-dice [data-die="{index}"][data-value="{value}"]').tap()
-        page.locator("#manual-save").tap()
+        enter_roll_by_taps(page, [1, 2, 3, 4, 5])
         page.locator("#pin-input").fill("1111")
         page.locator("#pin-form").get_by_role("button", name="OK").tap()
         expect(page.locator("#pin-text")).to_have_text("Wrong PIN. Try again.")

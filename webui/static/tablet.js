@@ -169,10 +169,12 @@ async function fetchJson(url, options = {}) {
   }
 }
 
-function applyState(state) {
+// `authoritative`: the first state of a new event stream, taken even if its version is lower
+// (a table whose data was reset counts versions from the start again).
+function applyState(state, authoritative = false) {
   if (!state || typeof state.version !== "number") return;
   // The reply to a write and its event carry the same version: draw it once.
-  if (page.state && state.version <= page.state.version) return;
+  if (page.state && !authoritative && state.version <= page.state.version) return;
   const previous = page.state;
   page.state = state;
   celebrateYacht(previous, state);
@@ -273,11 +275,14 @@ function connectEvents() {
   if (page.events) page.events.close();
   const events = new EventSource("/api/events");
   page.events = events;
+  let firstOfStream = true;
+  events.addEventListener("open", () => (firstOfStream = true));
   events.addEventListener("state", (message) => {
     page.reconnectDelay = 1000;
     setConnected(true);
     try {
-      applyState(JSON.parse(message.data));
+      applyState(JSON.parse(message.data), firstOfStream);
+      firstOfStream = false;
     } catch (error) {
       console.error("bad state event", error);
     }
@@ -782,7 +787,7 @@ function renderOver() {
   $("over-players").replaceChildren(...playerSummaries(game));
 }
 
-async function viewPastGame(id) {
+function viewPastGame(id) {
   navigate("/history?game=" + id);
 }
 
