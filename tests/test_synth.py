@@ -85,7 +85,8 @@ def test_each_die_is_drawn_where_its_label_says():
     assert len(label["dice"]) == 5
     for die in label["dice"]:
         x, y, half = int(die["x"]), int(die["y"]), int(die["size"] * 0.3)
-        patch = np.abs(image[y - half:y + half, x - half:x + half].astype(int) - empty[y - half:y + half, x - half:x + half])
+        window = np.s_[y - half:y + half, x - half:x + half]
+        patch = np.abs(image[window].astype(int) - empty[window])
         assert patch.mean() > 10, f"nothing drawn at the label of {die}"
 
 

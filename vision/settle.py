@@ -88,7 +88,8 @@ class SettleDetector:
             self.state = "moving"
             self._start_still(small, t)
             return None
-        if self.state == "settled" or t - self._still_since < self.still_seconds - 1e-6:  # 1e-6: 2.9 - 2.6 < 0.3 in floats
+        # the 1e-6 because 2.9 - 2.6 < 0.3 in floating point
+        if self.state == "settled" or t - self._still_since < self.still_seconds - 1e-6:
             if self.state != "settled":
                 self.state = "settling"
             return None
@@ -110,8 +111,11 @@ class SettleDetector:
     def _shrink(self, frame: np.ndarray) -> np.ndarray:
         if frame.ndim not in (2, 3) or frame.shape[0] < 2 or frame.shape[1] < 2:
             raise ValueError(f"expected an image array (height, width[, channels]), got shape {frame.shape}")
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        height = max(int(round(grey.shape[0] * self.width / grey.shape[1])), 1)
+        height = max(int(round(frame.shape[0] * self.width / frame.shape[1])), 1)
+        # one cheap 8-bit pass over the full frame, then the last halving in floats so the averaged
+        # noise keeps its fractions (the noise estimate needs them)
+        twice = cv2.resize(frame, (2 * self.width, 2 * height), interpolation=cv2.INTER_AREA)
+        grey = cv2.cvtColor(twice, cv2.COLOR_BGR2GRAY) if twice.ndim == 3 else twice
         small = cv2.resize(grey.astype(np.float32), (self.width, height), interpolation=cv2.INTER_AREA)
         # auto-exposure scales the whole picture; dividing by the mean undoes that before comparing
         return small * (128.0 / max(float(small.mean()), 1.0))
@@ -120,12 +124,12 @@ class SettleDetector:
     def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         difference = a - b
         # a change of exposure shifts every pixel alike; only what moved should remain
-        return difference - float(np.median(difference))
+        return difference - _median(difference)
 
     def _learn_noise(self, step: np.ndarray) -> None:
         # 1.4826 * median absolute deviation estimates the noise sigma and ignores the few moving pixels;
         # learning only from quiet frames keeps a hand filling the view from inflating it
-        level = max(1.4826 * float(np.median(np.abs(step))), 0.25)
+        level = max(1.4826 * _median(np.abs(step)), 0.25)
         if self.noise is None:
             self.noise = level
         elif not self._moved(step) or level < self.noise:
@@ -149,6 +153,11 @@ class SettleDetector:
             if at_edge and area > self.hand_area * mask.size:
                 return True
         return False
+
+
+def _median(values: np.ndarray) -> float:
+    # every third pixel gives the same robust statistic at a third of the cost, on every frame
+    return float(np.median(values.ravel()[::3]))
 
 
 def agreed_reading(readings: Sequence[Reading], quorum: float = 0.5) -> Reading:

@@ -359,10 +359,10 @@ def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int
             pixels = die.size * camera.focal / float(np.linalg.norm(camera.position - die.centre()))
             offset = rng.uniform(-0.3, 0.3, 2) * pixels
             glare.append((float(centre[0] + offset[0]), float(centre[1] + offset[1]),
-                          float(pixels * rng.uniform(0.08, 0.18)), float(rng.uniform(0.3, 0.7))))
+                          float(pixels * rng.uniform(0.06, 0.14)), float(rng.uniform(0.2, 0.45))))
     if rng.random() < 0.3:
-        glare.append((float(rng.uniform(0, width)), float(rng.uniform(0, height)), float(width * rng.uniform(0.03, 0.08)),
-                      float(rng.uniform(0.15, 0.35))))
+        glare.append((float(rng.uniform(0, width)), float(rng.uniform(0, height)),
+                      float(width * rng.uniform(0.03, 0.08)), float(rng.uniform(0.15, 0.35))))
     tray_colour = str(rng.choice(list(TRAY_COLOURS)))
     table = tuple(int(c) for c in rng.integers(40, 200, 3))
     return Scene(
@@ -384,7 +384,8 @@ def _random_hand(rng: np.random.Generator, camera: Camera, dice: Sequence[DieSpe
     edge = int(rng.integers(4))
     along = rng.uniform(0.2, 0.8)
     start = [(along * w, -0.1 * h), (along * w, 1.1 * h), (-0.1 * w, along * h), (1.1 * w, along * h)][edge]
-    return (tuple(map(float, start)), tuple(map(float, tip)), tuple(int(c) for c in SKIN_TONES[rng.integers(len(SKIN_TONES))]))
+    skin = tuple(int(c) for c in SKIN_TONES[rng.integers(len(SKIN_TONES))])
+    return tuple(map(float, start)), tuple(map(float, tip)), skin
 
 
 # ----------------------------------------------------------------------------------------------- rendering
@@ -603,7 +604,7 @@ def render(scene: Scene) -> np.ndarray:
         kernel = np.zeros((int(length) | 1, int(length) | 1), np.float32)
         centre = kernel.shape[0] // 2
         dx, dy = math.cos(math.radians(angle)) * centre, math.sin(math.radians(angle)) * centre
-        cv2.line(kernel, (int(round(centre - dx)), int(round(centre - dy))), (int(round(centre + dx)), int(round(centre + dy))), 1.0)
+        cv2.line(kernel, (round(centre - dx), round(centre - dy)), (round(centre + dx), round(centre + dy)), 1.0)
         image = cv2.filter2D(image, -1, kernel / kernel.sum())
     if scene.blur_sigma > 0.2:
         image = cv2.GaussianBlur(image, (0, 0), scene.blur_sigma)
