@@ -1,0 +1,370 @@
+"""Find the dice in a frame of the tray and read the top face of each.
+
+Stages, each sized by the dice found rather than by a fixed pixel count:
+1. foreground: the frame at a reduced working resolution is compared with a smooth background
+   (a coarse median of the frame itself), by colour difference and by edge strength, so white dice on
+   a light tray still show through their outline and pips;
+2. dice: blobs the size of one die are taken as they are; blobs several dice large (dice touching)
+   are split by clustering their pixels on position and colour; the die size is the median size of the
+   blobs that look like a single square;
+3. faces: each die is cut out of the full-resolution frame, turned upright and scaled to a fixed
+   size; pips are the blobs that differ from the face's own colour, in either direction, so light pips
+   on dark dice count as well as dark on light; a real face has a centrally symmetric layout;
+4. a learned face classifier (vision.face_classifier), when its model is installed, checks every face;
+   the value is trusted when both agree, or when one is sure and the other has no opinion.
+Anything doubtful makes the whole reading "unsure" with a reason, never a confident wrong value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .reading import Die, Reading
+
+MIN_SIDE, MAX_SIDE = 320, 4096
+# Detection runs on a copy whose longer side is this long: dice of a Yacht tray stay > 20 px there.
+WORKING_SIDE = 640
+# Each face is analysed as a square of this many pixels, whatever its size in the frame.
+FACE_PX = 40
+# Below this a face is too small to show its pips at all.
+MIN_DIE_PX = 10
+
+
+@dataclass(frozen=True)
+class FaceRead:
+    """What the pip analysis saw on one face."""
+
+    value: int | None
+    confidence: float
+    pip_count: int
+    contrast: float
+    symmetry_error: float
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A blob that may be one die, in full-resolution pixels."""
+
+    box: tuple[tuple[float, float], tuple[float, float], float]
+    fill: float
+
+
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """The frame as 3-channel uint8, or a ValueError saying what is wrong with it."""
+    if not isinstance(image, np.ndarray):
+        raise ValueError(f"image must be a numpy array, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        raise ValueError(f"image must be 8-bit (uint8), got {image.dtype}")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.ndim == 3 and image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    elif not (image.ndim == 3 and image.shape[2] == 3):
+        raise ValueError(f"image must be grey, BGR or BGRA, got shape {image.shape}")
+    height, width = image.shape[:2]
+    if min(height, width) < MIN_SIDE // 2 or max(height, width) < MIN_SIDE or max(height, width) > MAX_SIDE:
+        raise ValueError(
+            f"image is {width}x{height}; the reader takes frames from {MIN_SIDE} to {MAX_SIDE} px wide"
+        )
+    return image
+
+
+def _colour_distance(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Lightness difference plus twice the chroma difference (chroma is what separates a red die from
+    a grey tray of the same brightness)."""
+    diff = cv2.absdiff(lab, reference)
+    lightness, green_red, blue_yellow = cv2.split(diff)
+    return cv2.add(cv2.add(lightness.astype(np.uint16), green_red.astype(np.uint16) * 2),
+                   blue_yellow.astype(np.uint16) * 2)
+
+
+def foreground_mask(work_bgr: np.ndarray) -> np.ndarray:
+    """1 where something stands out from the tray (a die, its edge, a hand), 0 elsewhere."""
+    height, width = work_bgr.shape[:2]
+    lab = cv2.cvtColor(work_bgr, cv2.COLOR_BGR2LAB)
+    # A median over windows of ~1/8 of the frame: wider than a cluster of a few dice, narrow enough
+    # to follow uneven light across the tray.
+    coarse = cv2.resize(lab, (max(width // 16, 8), max(height // 16, 8)), interpolation=cv2.INTER_AREA)
+    background = cv2.resize(cv2.medianBlur(coarse, 5), (width, height), interpolation=cv2.INTER_LINEAR)
+    difference = _colour_distance(lab, background)
+    lightness = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
+    gradient = cv2.magnitude(cv2.Sobel(lightness, cv2.CV_32F, 1, 0), cv2.Sobel(lightness, cv2.CV_32F, 0, 1))
+    # Thresholds follow the frame's own noise: the spread of the difference over the (mostly empty) tray.
+    chroma = cv2.add(difference, 0) - cv2.absdiff(lab[..., 0], background[..., 0]).astype(np.uint16)
+    edges = (gradient > max(60.0, 6.0 * float(np.median(gradient)) + 1)).astype(np.uint8)
+    # Shadows differ from the tray in lightness only and have soft edges: a die is where the colour
+    # differs, or inside a closed sharp outline.
+    round3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, round3)
+    outlined = _fill_small_holes(edges, max_hole=height * width // 30)
+    coloured = (chroma > max(30.0, 5.0 * (float(np.median(chroma)) + 1.0))).astype(np.uint8)
+    mask = outlined | coloured
+    round5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, round3)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, round5)
+    return _fill_small_holes(mask, max_hole=height * width // 30)
+
+
+def _fill_small_holes(mask: np.ndarray, max_hole: int) -> np.ndarray:
+    """Fill enclosed regions smaller than max_hole (a die's face inside its outline, a pip), but not
+    the tray inside its walls."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(1 - mask, connectivity=4)
+    small = stats[:, cv2.CC_STAT_AREA] < max_hole
+    small[0] = False if mask[0, 0] == 0 else small[0]
+    filled = mask.copy()
+    filled[small[labels] & (mask == 0)] = 1
+    return filled
+
+
+@dataclass(frozen=True)
+class Blob:
+    contour: np.ndarray
+    area: float
+    rect: tuple[tuple[float, float], tuple[float, float], float]
+
+    @property
+    def fill(self) -> float:
+        (w, h) = self.rect[1]
+        return self.area / max(w * h, 1.0)
+
+    @property
+    def aspect(self) -> float:
+        (w, h) = self.rect[1]
+        return max(w, h) / max(min(w, h), 1.0)
+
+    @property
+    def looks_like_one_die(self) -> bool:
+        return self.fill > 0.75 and self.aspect < 1.4
+
+
+def find_blobs(mask: np.ndarray, min_area: float) -> list[Blob]:
+    """Connected parts of the mask; a blob's area leaves out its holes (the tray inside its walls)."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    areas = [cv2.contourArea(c) for c in contours]
+    net = {i: areas[i] for i, h in enumerate(hierarchy[0]) if h[3] < 0}
+    for i, h in enumerate(hierarchy[0]):
+        if h[3] >= 0:
+            net[h[3]] -= areas[i]
+    return [Blob(contours[i], area, cv2.minAreaRect(contours[i])) for i, area in net.items() if area >= min_area]
+
+
+def estimate_die_side(blobs: list[Blob]) -> float | None:
+    """Median side of the blobs that look like one die: the scale everything else is measured in."""
+    sides = [math.sqrt(b.area) for b in blobs if b.looks_like_one_die]
+    if not sides:
+        return None
+    # With touching pairs the smallest square blobs are the best guess; the median of the lower
+    # half resists a few pairs that happen to look square.
+    sides.sort()
+    return float(np.median(sides[: max(1, (len(sides) + 1) // 2 + len(sides) // 4)]))
+
+
+def split_blob(blob: Blob, lab: np.ndarray, side: float, count: int) -> list[Blob]:
+    """Touching dice: cluster the blob's pixels on position and colour into `count` parts."""
+    x, y, w, h = cv2.boundingRect(blob.contour)
+    local = np.zeros((h, w), np.uint8)
+    cv2.drawContours(local, [blob.contour - np.array([x, y])], 0, 1, cv2.FILLED)
+    ys, xs = np.nonzero(local)
+    colours = lab[ys + y, xs + x].astype(np.float32)
+    # Colour weighs about as much as a quarter of a die side: two dice of different colours part
+    # along their colour border, two alike part by position.
+    features = np.column_stack([xs, ys, colours * (0.25 * side / 60.0)]).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 0.5)
+    cv2.setRNGSeed(1)
+    _, labels, _ = cv2.kmeans(features, count, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    labels = labels.ravel()
+    parts = []
+    for index in range(count):
+        part = np.zeros((h, w), np.uint8)
+        part[ys[labels == index], xs[labels == index]] = 1
+        part = cv2.morphologyEx(part, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            continue
+        contour = max(contours, key=cv2.contourArea) + np.array([x, y])
+        parts.append(Blob(contour, cv2.contourArea(contour), cv2.minAreaRect(contour)))
+    return parts
+
+
+def _pip_blobs(face_lab: np.ndarray) -> tuple[list[tuple[float, float, float]], float]:
+    """Blobs on the face that differ from the face colour: (x, y, area) each, and the contrast cut."""
+    # The middle half of the crop is face even when the box took in some shadow or tray.
+    quarter = FACE_PX // 4
+    middle = face_lab[quarter:-quarter, quarter:-quarter]
+    face_colour = np.median(middle.reshape(-1, 3), axis=0).astype(np.uint8)
+    difference = _colour_distance(face_lab, np.broadcast_to(face_colour, face_lab.shape).copy())
+    difference8 = np.clip(difference, 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(difference8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # A blank or evenly marbled face has no clear second population: do not let Otsu split its noise.
+    cut = max(float(otsu), 40.0)
+    pips = (difference8 > cut).astype(np.uint8)
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(pips, connectivity=4)
+    face_area = FACE_PX * FACE_PX
+    found = []
+    for index in range(1, count):
+        x, y, w, h, area = stats[index]
+        if not 0.008 * face_area <= area <= 0.09 * face_area:
+            continue
+        if x <= 0 or y <= 0 or x + w >= FACE_PX or y + h >= FACE_PX:
+            continue  # touches the cut edge: the die's rim, a shadow or a neighbour, not a pip
+        if max(w, h) > 2.2 * min(w, h) or area < 0.45 * w * h:
+            continue  # a streak or a ring, not a round pip
+        cx, cy = centroids[index]
+        found.append((float(cx), float(cy), float(area)))
+    return found, cut
+
+
+def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:
+    """Every pip layout of a die maps onto itself under a half turn about the face centre, which is
+    also the pips' mean. The largest distance from a pip's mirror image to the nearest pip, as a
+    fraction of the crop side. The face centre is not assumed to be the crop centre: seen at a slant,
+    the die's blob takes in a side face too."""
+    points = np.array([(x, y) for x, y, _ in pips], np.float32)
+    centred = points - points.mean(axis=0)
+    distances = np.linalg.norm(-centred[:, None, :] - centred[None, :, :], axis=2)
+    return float(distances.min(axis=1).max()) / FACE_PX
+
+
+def read_face(face_bgr: np.ndarray) -> FaceRead:
+    """Count the pips on one upright FACE_PX x FACE_PX face crop."""
+    face_lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2LAB)
+    pips, cut = _pip_blobs(face_lab)
+    if not 1 <= len(pips) <= 6:
+        return FaceRead(None, 0.0, len(pips), cut, 1.0)
+    error = _symmetry_error(pips)
+    areas = [area for _, _, area in pips]
+    even_sizes = max(areas) <= 3.0 * min(areas)
+    confidence = max(0.0, 1.0 - error / 0.15) * (1.0 if even_sizes else 0.5)
+    value = len(pips) if confidence >= 0.4 else None
+    return FaceRead(value, round(confidence, 3), len(pips), cut, error)
+
+
+@dataclass(frozen=True)
+class DieSpot:
+    """A place in the frame that holds one die, before its face is read."""
+
+    box: tuple[tuple[float, float], tuple[float, float], float]
+    problem: str | None = None
+
+
+def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
+    """Where the dice are (full-resolution boxes) and what in the frame is not a die but matters."""
+    height, width = frame.shape[:2]
+    scale = min(1.0, WORKING_SIDE / max(height, width))
+    work = frame if scale == 1.0 else cv2.resize(
+        frame, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA
+    )
+    mask = foreground_mask(work)
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
+    blobs = find_blobs(mask, min_area=(MIN_DIE_PX * scale) ** 2)
+    side = estimate_die_side(blobs)
+    if side is not None:
+        # Tray walls and the frame around the tray are thinner than a die: an opening by most of a
+        # die's width removes them and frees the dice that touch them.
+        width_px = max(3, int(0.6 * side) | 1)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width_px, width_px)))
+        blobs = find_blobs(mask, min_area=(MIN_DIE_PX * scale) ** 2)
+    problems: list[str] = []
+    if side is None:
+        if any(b.area > (8 * MIN_DIE_PX * scale) ** 2 and not _is_tray_structure(b, 8 * MIN_DIE_PX * scale) for b in blobs):
+            problems.append("something that is not a die is in the tray (a hand?)")
+        return [], problems
+    spots: list[Blob | tuple[Blob, str]] = []
+    for blob in blobs:
+        if _is_tray_structure(blob, side):
+            continue
+        dice_worth = blob.area / (side * side)
+        if dice_worth < 0.3:
+            continue
+        if dice_worth <= 1.6 and blob.looks_like_one_die:
+            spots.append(blob)
+        elif dice_worth <= 1.6:
+            spots.append((blob, "a die is tilted or odd-shaped (cocked against a wall or another die?)"))
+        elif dice_worth > 9:
+            problems.append("something larger than a die is in the tray (a hand?)")
+        else:
+            for part in split_blob(blob, lab, side, round(dice_worth)):
+                part_side = math.sqrt(part.area)
+                if part.looks_like_one_die and 0.6 * side <= part_side <= 1.5 * side:
+                    spots.append(part)
+                elif part_side >= 0.6 * side:
+                    spots.append((part, "touching dice could not be told apart"))
+    result = []
+    for spot in spots:
+        blob, problem = spot if isinstance(spot, tuple) else (spot, None)
+        (cx, cy), (w, h), angle = blob.rect
+        result.append(DieSpot(((cx / scale, cy / scale), (w / scale, h / scale), angle), problem))
+    return result, problems
+
+
+def _is_tray_structure(blob: Blob, side: float) -> bool:
+    """Tray walls, their shadows and the frame around the tray: long and thin, or a hollow outline."""
+    (w, h) = blob.rect[1]
+    return min(w, h) < 0.6 * side or blob.fill < 0.3
+
+
+# The classifier's own confidence above which it may decide a face alone (the pip count found nothing
+# usable) or veto a pip count it disagrees with; chosen from the byler-d6 train split, see README.
+CLASSIFIER_ALONE = 0.97
+CLASSIFIER_VETO = 0.80
+# A die whose combined confidence is below this makes the reading unsure.
+MIN_CONFIDENCE = 0.5
+
+
+def _face_classifier():
+    from . import face_classifier
+
+    return face_classifier.default_classifier() if face_classifier.MODEL_PATH.is_file() else None
+
+
+def combine(classical: FaceRead, learned: tuple[int | None, float] | None) -> tuple[int | None, float]:
+    """One value and confidence from the pip count and (when installed) the classifier."""
+    if learned is None:
+        return classical.value, classical.confidence
+    learned_value, learned_confidence = learned
+    if classical.value is not None and learned_value == classical.value:
+        return classical.value, 1.0 - (1.0 - classical.confidence) * (1.0 - learned_confidence)
+    if classical.value is not None:
+        if learned_confidence >= CLASSIFIER_VETO:
+            return None, 0.0
+        return classical.value, classical.confidence * (1.0 - learned_confidence)
+    if learned_value is not None and learned_confidence >= CLASSIFIER_ALONE:
+        return learned_value, learned_confidence
+    return None, 0.0
+
+
+def read_dice(image: np.ndarray, use_classifier: bool = True) -> Reading:
+    """Read every die in a BGR frame of the tray. A ValueError says what is wrong with a bad image."""
+    frame = as_bgr(image)
+    spots, problems = find_dice(frame)
+    boxes = [spot.box for spot in spots]
+    dice: list[Die] = []
+    if boxes:
+        from .face_classifier import crop_faces
+
+        # The face is cut a little inside the blob's box: the box takes in the die's rim and shading.
+        faces = crop_faces(frame, boxes, size=FACE_PX, margin=0.88)
+        classifier = _face_classifier() if use_classifier else None
+        learned = classifier.classify(frame, boxes) if classifier is not None else [None] * len(boxes)
+        for spot, face, opinion in zip(spots, faces, learned):
+            classical = read_face(face)
+            if classical.pip_count == 0 and opinion is not None and opinion[0] is None and opinion[1] >= CLASSIFIER_VETO:
+                continue  # no pips and the classifier sees no face: a screw head, a crumb, not a die
+            value, confidence = combine(classical, opinion)
+            (cx, cy), (w, h), angle = spot.box
+            dice.append(Die(value, cx, cy, max(math.sqrt(w * h), 1.0), angle, round(min(max(confidence, 0.0), 1.0), 3)))
+            if spot.problem is not None:
+                problems.append(spot.problem)
+            elif value is None:
+                problems.append(f"the die at ({cx:.0f}, {cy:.0f}) could not be read")
+            elif confidence < MIN_CONFIDENCE:
+                problems.append(f"the die at ({cx:.0f}, {cy:.0f}) looks like {value} but not surely")
+    dice.sort(key=lambda d: (d.y, d.x))
+    unique = tuple(dict.fromkeys(problems))
+    return Reading(tuple(dice), "unsure" if unique else "ok", unique)
