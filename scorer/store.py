@@ -318,6 +318,8 @@ class GameStore:
         )
 
     def _require_game(self, game_id: int) -> None:
+        if not 0 < game_id < 2**63:  # SQLite's integer range; anything outside names no game
+            raise UnknownGameError(game_id)
         if not self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone():
             raise UnknownGameError(game_id)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,9 +42,10 @@ def _body() -> dict[str, Any]:
     """The request's JSON object, or BadRequest saying what is wrong with it."""
     if not request.is_json:
         raise BadRequest("json_required", "send the request body as JSON (Content-Type: application/json)")
-    body = request.get_json(silent=True)
-    if body is None:
-        raise BadRequest("invalid_json", "the request body is not valid JSON")
+    try:
+        body = json.loads(request.get_data(cache=False).decode("utf-8"))
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
+        raise BadRequest("invalid_json", "the request body is not valid UTF-8 JSON") from None
     if not isinstance(body, dict):
         raise BadRequest("invalid_json", "the request body must be a JSON object")
     return body

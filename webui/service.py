@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -123,6 +124,7 @@ class TableService:
         with self._lock:
             self._check_version(version)
             try:
+                _refuse_unprintable_names(players)
                 game_id, game = self.store.start_game(players)
             except InvalidPlayersError as error:
                 error.field = "players"  # type: ignore[attr-defined]
@@ -204,9 +206,10 @@ class TableService:
                 self._camera.update(status="live", message=None, updated=now_iso())
                 self._changed()
 
-    def camera_reading(self, reading: Any) -> bool:
+    def camera_reading(self, reading: Any, repeated: bool = False) -> bool:
         """A settled throw has been read. Five dice read surely become the current player's next
-        roll; returns whether it was counted. Anything else is shown and waits for a re-throw."""
+        roll; returns whether it was counted. Anything else is shown and waits for a re-throw, and
+        so is a `repeated` reading (the same dice in the same places as the last one)."""
         with self._lock:
             dice = sorted(reading.dice, key=lambda die: (die.x, die.y))
             counted = False
@@ -215,6 +218,8 @@ class TableService:
                 status, message = "unsure", "; ".join(reading.problems)
             elif len(dice) != 5 or any(die.value is None for die in dice):
                 status, message = "unsure", f"{len(dice)} dice seen; a roll has five"
+            elif repeated:
+                status, message = "live", "the same dice as before: throw again to roll"
             else:
                 status = "live"
                 counted, message = self._camera_roll([die.value for die in dice],
@@ -340,6 +345,17 @@ class InvalidFieldError(ValueError):
     def __init__(self, message: str, field: str):
         super().__init__(message)
         self.field = field
+
+
+def _refuse_unprintable_names(players: object) -> None:
+    """Control characters and lone surrogates (valid in JSON text, not in UTF-8) cannot be shown
+    on a score sheet or stored; refuse them before the game's own checks."""
+    if not isinstance(players, list):
+        return
+    for position, name in enumerate(players, start=1):
+        if isinstance(name, str) and any(
+                unicodedata.category(character) in ("Cc", "Cs") for character in name):
+            raise InvalidPlayersError(f"player {position}'s name has a character that cannot be shown")
 
 
 def _guarded(compute: Callable[[], Any]) -> Any:

@@ -1,0 +1,235 @@
+"""The table loop: frames in, settled throws read, rolls into the game, the camera's status out."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+from table_helpers import TableClient, built_advisor
+
+from hardware.fake_camera import FakeCamera
+from scorer import score
+from vision.reading import Die, Reading
+from webui.app import create_app, shutdown
+from webui.table import is_scene_cut, same_throw, thumbnail
+
+SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
+
+
+def tray(seed: int, dice_at: list[tuple[int, int]] = (), width: int = 320, height: int = 240) -> np.ndarray:
+    """A felt-green tray with white squares where dice lie: enough for the settle detector."""
+    rng = np.random.default_rng(seed)
+    image = np.full((height, width, 3), (40, 110, 50), np.uint8)
+    image = cv2.add(image, rng.integers(0, 3, image.shape, dtype=np.uint8))
+    for x, y in dice_at:
+        cv2.rectangle(image, (x - 12, y - 12), (x + 12, y + 12), (235, 235, 235), -1)
+    return image
+
+
+def frame(image: np.ndarray, t: float) -> SimpleNamespace:
+    return SimpleNamespace(image=image, timestamp=t)
+
+
+def reading(values, status="ok", problems=(), xs=(40, 100, 160, 220, 280)) -> Reading:
+    dice = tuple(Die(value=v, x=float(x), y=100.0, size=24.0, angle=0.0, confidence=0.9)
+                 for v, x in zip(values, xs))
+    return Reading(dice=dice, status=status, problems=tuple(problems))
+
+
+class ScriptedReader:
+    """Hands out the given readings in order, one per settled throw the loop asks to read."""
+
+    def __init__(self, readings):
+        self.readings = list(readings)
+        self.asked = 0
+
+    def __call__(self, image):
+        self.asked += 1
+        return self.readings.pop(0)
+
+
+def annotate_copy(image, reading):
+    return image.copy()
+
+
+@pytest.fixture
+def table(tmp_path):
+    """An app with a camera whose loop is driven by hand (loop.process), not by a thread."""
+    made = []
+
+    def make(read_dice=None, annotate=None):
+        app = create_app({"data_dir": tmp_path, "camera": "replay:test"}, camera=FakeCamera().open,
+                         advisor=built_advisor(), start_loop=False, read_dice=read_dice,
+                         annotate=annotate)
+        made.append(app)
+        return app, app.extensions["yacht_table_loop"], TableClient(app)
+
+    yield make
+    for app in made:
+        shutdown(app)
+
+
+def throw(loop, t: float, seed: int, dice_at) -> float:
+    """Dice tumbling for half a second, then at rest for a second; returns the time after."""
+    for step in range(5):
+        loop.process(frame(tray(seed * 100 + step, [(x + 7 * step, y) for x, y in dice_at]), t))
+        t += 0.1
+    resting = tray(seed * 100 + 50, dice_at)
+    for _ in range(10):
+        loop.process(frame(resting, t))
+        t += 0.1
+    return t
+
+
+PLACES = [[(40 + 50 * i, 60 + 20 * i) for i in range(5)], [(60 + 45 * i, 180 - 25 * i) for i in range(5)],
+          [(30 + 60 * i, 120) for i in range(5)], [(50 + 50 * i, 40 + 35 * i) for i in range(5)]]
+
+
+def test_each_settled_throw_is_one_roll_and_a_fourth_is_shown_not_counted(table):
+    rolls = [[1, 2, 3, 4, 4], [4, 4, 4, 2, 6], [4, 4, 4, 4, 1], [6, 6, 6, 6, 6]]
+    reader = ScriptedReader(reading(values) for values in rolls)
+    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    client.new_game(["Ana", "Ben"])
+    t = 0.0
+    for number, (values, places) in enumerate(zip(rolls[:3], PLACES), start=1):
+        t = throw(loop, t, number, places)
+        game = client.state()["game"]
+        assert reader.asked == number  # read once per throw, not once per frame
+        assert game["roll_number"] == number and game["dice"] == values
+        assert game["dice_source"] == "camera" and game["dice_confidence"] == [0.9] * 5
+    t = throw(loop, t, 4, PLACES[3])
+    state = client.state()
+    assert state["game"]["roll_number"] == 3 and state["game"]["dice"] == rolls[2]
+    assert state["camera"]["reading"]["values"] == [6, 6, 6, 6, 6]
+    assert state["camera"]["reading_counted"] is False
+    assert "category" in state["camera"]["message"]
+
+    recorded = client.post("/api/record", {"category": "four_of_a_kind"}).get_json()
+    assert recorded["game"]["totals"] == [score(rolls[2], "four_of_a_kind"), 0]
+    assert recorded["game"]["current_player_name"] == "Ben"
+
+
+def test_an_unsure_reading_is_shown_and_waits_for_a_rethrow(table):
+    reader = ScriptedReader([reading([1, 2, 3, 4], status="unsure", problems=["a die is cocked"]),
+                             reading([2, 2, 3, 3, 3])])
+    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    client.new_game(["Ana"])
+    t = throw(loop, 0.0, 1, PLACES[0][:4])
+    state = client.state()
+    assert state["camera"]["status"] == "unsure" and "cocked" in state["camera"]["message"]
+    assert state["camera"]["reading"]["status"] == "unsure"
+    assert state["game"]["roll_number"] == 0
+    loop.process(frame(tray(7, PLACES[1]), t))  # dice picked up and thrown again
+    assert client.state()["camera"]["status"] == "live"
+    throw(loop, t + 0.1, 2, PLACES[1])
+    assert client.state()["game"]["dice"] == [2, 2, 3, 3, 3]
+
+
+def test_four_dice_read_surely_are_not_a_roll(table):
+    app, loop, client = table(read_dice=ScriptedReader([reading([5, 5, 5, 5])]), annotate=annotate_copy)
+    client.new_game(["Ana"])
+    throw(loop, 0.0, 1, PLACES[0][:4])
+    state = client.state()
+    assert state["camera"]["status"] == "unsure" and "4 dice" in state["camera"]["message"]
+    assert state["game"]["roll_number"] == 0
+
+
+def test_the_same_scene_seen_again_is_not_a_new_roll(table):
+    """A light switched on: the picture changes everywhere, the dice do not."""
+    app, loop, client = table(read_dice=ScriptedReader([reading([1, 2, 3, 4, 5])] * 2),
+                              annotate=annotate_copy)
+    client.new_game(["Ana"])
+    t = throw(loop, 0.0, 1, PLACES[0])
+    brighter = cv2.add(tray(150, PLACES[0]), np.full((240, 320, 3), 60, np.uint8))
+    brighter[:, :160] = cv2.add(brighter[:, :160], np.full((240, 160, 3), 60, np.uint8))
+    for step in range(10):
+        loop.process(frame(brighter, t + 0.1 * step))
+    state = client.state()
+    assert state["game"]["roll_number"] == 1
+    assert state["camera"]["reading_counted"] is False and "same dice" in state["camera"]["message"]
+
+
+def test_the_last_reading_is_served_annotated_and_the_preview_streams(table):
+    app, loop, client = table(read_dice=ScriptedReader([reading([1, 1, 1, 1, 1])]), annotate=annotate_copy)
+    assert client.http.get("/api/camera/still.jpg").status_code == 404
+    throw(loop, 0.0, 1, PLACES[0])
+    still = client.http.get("/api/camera/still.jpg")
+    assert still.status_code == 200 and still.mimetype == "image/jpeg"
+    assert cv2.imdecode(np.frombuffer(still.data, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
+    stream = client.http.get("/api/camera.mjpg", buffered=False)
+    assert stream.mimetype == "multipart/x-mixed-replace"
+    first_part = next(iter(stream.response))
+    assert first_part.startswith(b"--frame\r\nContent-Type: image/jpeg\r\n")
+    stream.close()
+
+
+def test_scene_cuts_and_repeated_throws():
+    scene = tray(1, PLACES[0])
+    assert not is_scene_cut(thumbnail(scene), thumbnail(tray(2, PLACES[0])))
+    assert not is_scene_cut(thumbnail(scene), thumbnail(tray(2, PLACES[1])))  # dice moved
+    assert not is_scene_cut(thumbnail(scene), thumbnail(cv2.add(scene, np.full_like(scene, 40))))
+    another_tray = np.repeat(np.linspace(0, 255, 320, dtype=np.uint8)[None, :, None], 240, axis=0)
+    assert is_scene_cut(thumbnail(scene), thumbnail(np.repeat(another_tray, 3, axis=2)))
+    assert is_scene_cut(thumbnail(scene), thumbnail(tray(1, [], width=640, height=240)))
+    assert same_throw(reading([1, 2, 3, 4, 5]), reading([1, 2, 3, 4, 5], xs=(45, 95, 165, 215, 285)))
+    assert not same_throw(reading([1, 2, 3, 4, 5]), reading([1, 2, 3, 4, 6]))
+    assert not same_throw(reading([1, 2, 3, 4, 5]), reading([1, 2, 3, 4, 5], xs=(280, 220, 160, 100, 40)))
+    assert not same_throw(None, reading([1, 2, 3, 4, 5]))
+
+
+def wait_for(client, predicate, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = client.state()
+        if predicate(state):
+            return state
+        time.sleep(0.05)
+    raise AssertionError(f"not reached within {timeout} s: {client.state()['camera']}")
+
+
+def test_a_lost_camera_goes_offline_with_its_reason_and_the_game_goes_on(tmp_path):
+    camera = FakeCamera([tray(1, PLACES[0])], frame_interval=0.02)
+    app = create_app({"data_dir": tmp_path, "camera": "replay:test"}, camera=camera.open,
+                     advisor=built_advisor(), read_dice=ScriptedReader([reading([1, 2, 3, 4, 5])] * 50),
+                     annotate=annotate_copy)
+    client = TableClient(app)
+    try:
+        wait_for(client, lambda s: s["camera"]["status"] == "live" and s["camera"]["reading"] is not None)
+        client.new_game(["Ana"])
+        camera.unplug()
+        started = time.monotonic()
+        state = wait_for(client, lambda s: s["camera"]["status"] == "offline")
+        assert time.monotonic() - started < 3.0
+        assert "unplugged" in state["camera"]["message"] or "not connected" in state["camera"]["message"]
+        assert state["game"]["roll_number"] == 0
+        rolled = client.post("/api/roll", {"dice": [6, 6, 6, 6, 6]})
+        assert rolled.status_code == 200 and rolled.get_json()["camera"]["status"] == "offline"
+        camera.plug_in()
+        state = wait_for(client, lambda s: s["camera"]["status"] == "live", timeout=10)
+        assert state["game"]["dice"] == [6, 6, 6, 6, 6]
+    finally:
+        shutdown(app)
+
+
+def test_a_replayed_throw_sequence_is_read_into_rolls_and_scores(table):
+    """End to end with the real reader: the generated two-throw sequence, frame by frame at its own
+    times, becomes two rolls with the dice it shows at rest."""
+    folder = SEQUENCES / "two_throws"
+    if not (folder / "sequence.json").is_file():
+        pytest.fail(f"{folder} is missing: run python -m vision.synth --out samples --sequences")
+    description = json.loads((folder / "sequence.json").read_text())
+    app, loop, client = table()
+    client.new_game(["Ana"])
+    for name, t in zip(description["frames"], description["times"]):
+        loop.process(frame(cv2.imread(str(folder / name)), t))
+    game = client.state()["game"]
+    assert game["roll_number"] == len(description["values_at_rest"]) == 2
+    assert sorted(game["dice"]) == sorted(description["values_at_rest"][-1])
+    assert game["dice_source"] == "camera"
+    recorded = client.post("/api/record", {"category": "choice"}).get_json()["game"]
+    assert recorded["totals"] == [sum(description["values_at_rest"][-1])]
