@@ -287,7 +287,11 @@ def test_the_camera_status_is_always_shown(table, open_page):
 
     pill.tap()  # the picture is one tap away; before any throw was read there is none
     expect(page.locator("#dialog-camera #camera-none")).to_have_text("No camera picture yet.")
+    page.locator("#camera-show-live").tap()
+    expect(page.locator("#camera-show-live")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#camera-still")).to_have_attribute("src", "/api/camera.mjpg")
     page.locator("#dialog-camera").get_by_role("button", name="Close").tap()
+    expect(page.locator("#camera-still")).not_to_have_attribute("src", re.compile("."))
     roll_by_taps(page, [1, 1, 2, 2, 2], 1)  # manual rolls still work with the camera offline
 
 

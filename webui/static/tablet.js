@@ -327,6 +327,7 @@ function render() {
   for (const name of ["loading", "start", "game", "over", "history"]) $("screen-" + name).hidden = name !== screen;
   document.body.dataset.screen = screen;
   renderTopbar(screen);
+  if ($("dialog-camera").open) renderCameraDialog();
   if (screen === "start") renderStart();
   if (screen === "game") renderGame();
   if (screen === "over") renderOver();
@@ -727,18 +728,30 @@ async function saveManual() {
 }
 
 function openCamera() {
+  renderCameraDialog();
+  showCameraPicture(false);
+  $("dialog-camera").showModal();
+}
+
+function renderCameraDialog() {
   const camera = page.state ? page.state.camera : null;
   const status = camera ? camera.status : "off";
   $("camera-title").textContent = t("cam." + status);
   $("camera-detail").textContent = camera && camera.message ? camera.message : "";
+  $("camera-show-live").hidden = status === "off";
+}
+
+// The live view is an MJPEG stream: it holds a connection until the picture is let go.
+function showCameraPicture(live) {
   const still = $("camera-still");
   const none = $("camera-none");
+  $("camera-show-still").setAttribute("aria-pressed", String(!live));
+  $("camera-show-live").setAttribute("aria-pressed", String(live));
   still.hidden = true;
   none.hidden = true;
   still.onload = () => (still.hidden = false);
   still.onerror = () => (none.hidden = false);
-  still.src = "/api/camera/still.jpg?v=" + (page.state ? page.state.version : 0);
-  $("dialog-camera").showModal();
+  still.src = live ? "/api/camera.mjpg" : "/api/camera/still.jpg?v=" + (page.state ? page.state.version : 0);
 }
 
 // End of game and history -------------------------------------------------------------------------
@@ -872,6 +885,9 @@ function wire() {
   $("confirm-record").addEventListener("click", confirmRecord);
   $("camera-button").addEventListener("click", openCamera);
   $("camera-pill").addEventListener("click", openCamera);
+  $("camera-show-still").addEventListener("click", () => showCameraPicture(false));
+  $("camera-show-live").addEventListener("click", () => showCameraPicture(true));
+  $("dialog-camera").addEventListener("close", () => $("camera-still").removeAttribute("src"));
   $("pin-cancel").addEventListener("click", () => $("dialog-pin").close("cancel"));
   window.addEventListener("popstate", () => {
     if (location.pathname === "/history") loadPastGames();
