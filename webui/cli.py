@@ -36,9 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules():
     from hardware import cli as hardware_cli
+    from vision import cli as vision_cli
     from webui import serve
 
-    return [scorer_cli, serve, hardware_cli]
+    return [scorer_cli, serve, hardware_cli, vision_cli]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
