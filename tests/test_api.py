@@ -327,3 +327,10 @@ def test_two_tablets_racing_to_record_the_same_turn_exactly_one_wins(tmp_path):
             assert [body["error"]["code"] for status, body in answers if status == 409] == ["stale_version"]
             _, state = http_json("GET", f"{server}/api/state")
             assert len(state["game"]["history"]) == turn + 1
+
+
+@pytest.mark.parametrize("players", [{"Ana": 1}, ["Ana\ud800"], ["Ana\x00"], ["Ana\nBen"]])
+def test_names_that_cannot_be_shown_or_stored_are_refused(client, players):
+    error = error_of(client.post("/api/games", {"players": players}), 400)
+    assert (error["code"], error["field"]) == ("invalid_players", "players")
+    assert client.http.get("/api/games").get_json()["games"] == []

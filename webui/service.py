@@ -348,10 +348,10 @@ class InvalidFieldError(ValueError):
 
 
 def _refuse_unprintable_names(players: object) -> None:
-    """Control characters and lone surrogates (valid in JSON text, not in UTF-8) cannot be shown
+    """Names come as a JSON list. Control characters and lone surrogates (valid in JSON text, not in UTF-8) cannot be shown
     on a score sheet or stored; refuse them before the game's own checks."""
-    if not isinstance(players, list):
-        return
+    if not isinstance(players, list):  # the game takes any iterable; a JSON object is not meant
+        raise InvalidPlayersError("players must be a list of names")
     for position, name in enumerate(players, start=1):
         if isinstance(name, str) and any(
                 unicodedata.category(character) in ("Cc", "Cs") for character in name):
