@@ -151,10 +151,12 @@ def test_two_tablets_stay_in_sync_within_a_second(table, open_page):
     roll_by_taps(first, [5, 5, 5, 2, 2], 1)
     expect(second.locator('#dice [data-die="0"]')).to_have_attribute(
         "aria-label", re.compile("^Die 1: 5"), timeout=1000)
+    first.locator('#sheet button.option[data-category="choice"]').tap()
     second.locator('#sheet button.option[data-category="full_house"]').tap()
     screenshot(second, "phone-confirm")
     second.locator("#confirm-record").tap()
     expect(sheet_cell(first, "full_house", 0)).to_have_text("19", timeout=1000)
+    expect(first.locator("#dialog-confirm")).to_be_hidden()  # its question was answered elsewhere
     expect(first.locator("#turn-title")).to_have_text("Ben's turn", timeout=1000)
     roll_by_taps(second, [6, 6, 6, 6, 2], 1)
     expect(first.locator("#roll-line")).to_have_text("Roll 1 of 3", timeout=1000)

@@ -328,6 +328,9 @@ function render() {
   document.body.dataset.screen = screen;
   renderTopbar(screen);
   if ($("dialog-camera").open) renderCameraDialog();
+  if (screen !== "game") {
+    for (const id of ["dialog-confirm", "dialog-die", "dialog-manual"]) if ($(id).open) $(id).close();
+  }
   if (screen === "start") renderStart();
   if (screen === "game") renderGame();
   if (screen === "over") renderOver();
@@ -549,6 +552,14 @@ function renderGame() {
   renderCameraMessage(game, camera);
   renderAdvice(game);
   renderSheet(game);
+  closeOutdatedDialogs(game);
+}
+
+// Another tablet or the camera may move the game on while a dialog is open here.
+function closeOutdatedDialogs(game) {
+  if ($("dialog-confirm").open && !(game.dice && page.pendingRecord in game.open_scores)) $("dialog-confirm").close();
+  if ($("dialog-die").open && !game.dice) $("dialog-die").close();
+  if ($("dialog-manual").open && game.rolls_left === 0) $("dialog-manual").close();
 }
 
 function renderCameraMessage(game, camera) {
