@@ -76,6 +76,7 @@ class TableService:
         # Per-die confidence of a camera roll, kept by the action count at which it was applied.
         self._confidence: tuple[int, list[float]] | None = None
         self._costs: dict[tuple, float | None] = {}
+        self._advice_cache: tuple[tuple, dict[str, Any] | None] | None = None
         self._camera: dict[str, Any] = {
             "status": "off" if camera_source == "off" else "live",
             "source": camera_source,
@@ -335,8 +336,11 @@ class TableService:
     def _advice(self, game: Game, advisor: Advisor | None) -> dict[str, Any] | None:
         if advisor is None or game.dice is None or game.current_player is None:
             return None
-        used = game.used_categories(game.current_player)
-        return _guarded(lambda: advisor.advise(used, game.dice, game.roll_number).to_dict())
+        key = (game.used_categories(game.current_player), game.dice, game.roll_number)
+        # Camera status changes re-render the state many times between two rolls; advise once.
+        if self._advice_cache is None or self._advice_cache[0] != key:
+            self._advice_cache = (key, _guarded(lambda: advisor.advise(*key).to_dict()))
+        return self._advice_cache[1]
 
 
 class InvalidFieldError(ValueError):
