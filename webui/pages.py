@@ -12,6 +12,7 @@ from pathlib import Path
 
 from flask import Blueprint, render_template
 
+from scorer.game import MAX_NAME_LENGTH, MAX_PLAYERS
 from scorer.rules import CATEGORIES
 
 from .i18n import LANGUAGES, all_catalogs
@@ -46,6 +47,8 @@ def tablet_page():
         page_config={
             "languages": list(LANGUAGES),
             "categories": list(CATEGORIES),
+            "max_players": MAX_PLAYERS,
+            "max_name_length": MAX_NAME_LENGTH,
             "catalogs": all_catalogs(),
         },
     )

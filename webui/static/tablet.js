@@ -4,8 +4,8 @@
 
 const CONFIG = JSON.parse(document.getElementById("page-config").textContent);
 const CATEGORIES = CONFIG.categories;
-const MAX_PLAYERS = 8;
-const MAX_NAME_LENGTH = 24;
+const MAX_PLAYERS = CONFIG.max_players;
+const MAX_NAME_LENGTH = CONFIG.max_name_length;
 // A state check this often catches a stream that died silently (a tablet's Wi-Fi sleeping).
 const WATCHDOG_MS = 10000;
 const FETCH_TIMEOUT_MS = 5000;
@@ -276,7 +276,10 @@ function connectEvents() {
   const events = new EventSource("/api/events");
   page.events = events;
   let firstOfStream = true;
-  events.addEventListener("open", () => (firstOfStream = true));
+  events.addEventListener("open", () => {
+    firstOfStream = true;
+    setConnected(true);
+  });
   events.addEventListener("state", (message) => {
     page.reconnectDelay = 1000;
     setConnected(true);
@@ -287,7 +290,6 @@ function connectEvents() {
       console.error("bad state event", error);
     }
   });
-  events.addEventListener("open", () => setConnected(true));
   events.addEventListener("error", () => {
     setConnected(false);
     // The browser retries by itself unless the server refused outright; then retry here.
@@ -586,6 +588,8 @@ function renderCameraMessage(game, camera) {
 function renderAdvice(game) {
   const advice = game.advice;
   const body = $("advice-body");
+  // Dice but no advice: the advisor is not available (still loading, or failed); say nothing.
+  $("advice").hidden = Boolean(game.dice) && !advice;
   $("advice-note").textContent = advice ? t("advice_note", { name: game.current_player_name }) : "";
   if (!advice || !game.dice) {
     body.replaceChildren(el("p", { class: "muted", text: t("advice_waiting") }));
@@ -715,7 +719,7 @@ function renderManual() {
         el("span", { class: "manual-label", text: t("manual_die", { n: index + 1 }) }),
         el("div", { class: "face-row" }, [1, 2, 3, 4, 5, 6].map((value) =>
           el("button", {
-            type: "button", class: "button face-choice small-face", "data-die": String(index), "data-value": String(value),
+            type: "button", class: "button face-choice", "data-die": String(index), "data-value": String(value),
             "aria-pressed": String(chosen === value), "aria-label": t("die_label", { n: index + 1, value }),
             onclick: (event) => chooseManual(index, value, event.currentTarget),
           }, [dieFace(value)]))),
