@@ -334,3 +334,18 @@ def test_names_that_cannot_be_shown_or_stored_are_refused(client, players):
     error = error_of(client.post("/api/games", {"players": players}), 400)
     assert (error["code"], error["field"]) == ("invalid_players", "players")
     assert client.http.get("/api/games").get_json()["games"] == []
+
+
+def test_a_camera_flicker_does_not_make_a_tap_stale_but_a_game_change_does(client):
+    client.new_game(["Ana"])
+    seen = client.post("/api/roll", {"dice": [2, 2, 2, 5, 5]}).get_json()["version"]
+    service = client.app.extensions["yacht_table"]
+    service.camera_status("reading")
+    service.camera_status("unsure", "a die is cocked")
+    assert client.version == seen + 2
+    recorded = client.post("/api/record", {"category": "full_house", "version": seen}, version=None)
+    assert recorded.status_code == 200
+    error = error_of(client.post("/api/undo", {"version": seen}, version=None), 409)
+    assert error["code"] == "stale_version"
+    future = error_of(client.post("/api/undo", {"version": client.version + 1}, version=None), 409)
+    assert future["code"] == "stale_version"

@@ -71,6 +71,10 @@ class TableService:
         self._lock = threading.RLock()
         self._advisor = advisor
         self._version = store.next_boot() * VERSIONS_PER_BOOT
+        # The version of the last change to the game itself. A write made against any version since
+        # is still about the game the player saw: a camera status flicker in between does not
+        # make it stale, a roll, record or undo does.
+        self._game_version = self._version
         self._game_id: int | None = None
         self._game: Game | None = None
         # Per-die confidence of a camera roll, kept by the action count at which it was applied.
@@ -190,22 +194,25 @@ class TableService:
 
     # --- the table loop's side -------------------------------------------------------------------
 
-    def camera_status(self, status: str, message: str | None = None) -> None:
-        """The camera's condition changed (live, reading, offline...). Same status and message: no-op."""
+    def camera_status(self, status: str, message: str | None = None, source: str | None = None) -> None:
+        """The camera's condition changed (live, reading, offline...); `source` names the camera
+        actually opened, when known. Same status and message: no-op."""
         if status not in CAMERA_STATUSES:
             raise ValueError(f"unknown camera status {status!r}")
         with self._lock:
             if self._camera["status"] == status and self._camera["message"] == message:
                 return
             self._camera.update(status=status, message=message, updated=now_iso())
-            self._changed()
+            if source is not None:
+                self._camera["source"] = source
+            self._changed(game=False)
 
     def camera_moving(self) -> None:
         """Dice are moving again: an unsure reading no longer stands (it is still shown)."""
         with self._lock:
             if self._camera["status"] == "unsure":
                 self._camera.update(status="live", message=None, updated=now_iso())
-                self._changed()
+                self._changed(game=False)
 
     def camera_reading(self, reading: Any, repeated: bool = False) -> bool:
         """A settled throw has been read. Five dice read surely become the current player's next
@@ -227,7 +234,7 @@ class TableService:
                                                      [float(die.confidence) for die in dice])
             self._camera.update(status=status, message=message, reading=reading.to_dict(),
                                 reading_counted=counted, updated=now_iso())
-            self._changed()
+            self._changed(game=counted)
             return counted
 
     def _camera_roll(self, values: list[int], confidence: list[float]) -> tuple[bool, str | None]:
@@ -268,7 +275,7 @@ class TableService:
     def _check_version(self, version: object) -> None:
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidFieldError("version must be the state version as a whole number", "version")
-        if version != self._version:
+        if not self._game_version <= version <= self._version:
             raise StaleVersionError(
                 f"the table has changed (version {self._version}, request made against {version}); "
                 "reload the state and try again", "version")
@@ -278,8 +285,10 @@ class TableService:
             raise NoGameError("no game is being played; start one first")
         return self._game
 
-    def _changed(self) -> None:
+    def _changed(self, game: bool = True) -> None:
         self._version += 1
+        if game:
+            self._game_version = self._version
         self._state_text = self._render()
         self.broadcaster.publish(self._version, self._state_text)
 

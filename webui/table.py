@@ -208,7 +208,7 @@ class TableLoop:
         if status.state == LIVE:
             # A reopened camera may deliver another frame size; the detector starts afresh.
             self._restart_detector.set()
-            self.service.camera_status("live")
+            self.service.camera_status("live", source=status.message)
         elif status.state in (OFFLINE, CONNECTING):
             self._shown_reading = None
             self.service.camera_status("offline", status.message)
