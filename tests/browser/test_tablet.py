@@ -410,3 +410,18 @@ def test_text_has_readable_contrast(table, open_page, color_scheme):
     assert page.evaluate(LOW_CONTRAST, 4.5) == []
     page.locator("#new-game-button").tap()
     assert page.evaluate(LOW_CONTRAST, 4.5) == []
+
+
+def test_the_end_screen_and_history_on_a_phone_in_the_dark(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    for dice, category, _ in ANA_TURNS:
+        for player_dice in (dice, list(reversed(dice))):
+            table.post("/api/roll", {"dice": player_dice})
+            table.post("/api/record", {"category": category})
+    phone = open_page(table.url, viewport=PHONE, color_scheme="dark")
+    expect(phone.locator("#winner-line")).to_have_text("Ana and Ben share the win!")
+    expect(phone.locator("#over-players .summary.winner")).to_have_count(2)
+    screenshot(phone, "phone-game-over-dark")
+    phone.locator("#history-button").tap()
+    expect(phone.locator("#history-list .game-item")).to_have_count(1)
+    screenshot(phone, "phone-history-dark")
