@@ -174,6 +174,7 @@ class ReplayCamera(Camera):
         else:
             raise CameraUnavailable(f"replay path {self.path} does not exist")
         self.hold = hold
+        self.fps = fps
         self._pacer = _Pacer(fps, clock, sleep)
         self._closed = False
 

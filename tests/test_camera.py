@@ -255,3 +255,19 @@ def test_a_broken_sequence_description_is_reported(tmp_path):
     (folder / "sequence.json").write_text("{not json")
     with pytest.raises(CameraUnavailable, match="cannot use sequence"):
         ReplayCamera(folder)
+
+
+def test_the_repository_samples_replay_as_stills_and_as_throw_sequences():
+    samples = camera_module.SAMPLES_DIR
+    if not (samples / "sequences").is_dir():
+        pytest.skip(f"no throw sequences in {samples}: generate them with python -m vision.synth --sequences")
+    stills = ReplayCamera(samples, fps=1000)
+    assert stills.image_count == len(list((samples / "images").glob("*.jpg")))
+    stills.close()
+    for folder in sorted(p for p in (samples / "sequences").iterdir() if p.is_dir()):
+        description = json.loads((folder / "sequence.json").read_text())
+        camera = ReplayCamera(folder)
+        assert camera.image_count == len(description["frames"])
+        assert camera.fps == description["fps"] and camera.hold == 1
+        assert camera.read().image.ndim == 3
+        camera.close()
