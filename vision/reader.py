@@ -83,30 +83,69 @@ def _colour_distance(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 
 def foreground_mask(work_bgr: np.ndarray) -> np.ndarray:
-    """1 where something stands out from the tray (a die, its edge, a hand), 0 elsewhere."""
+    """1 where something stands out from the tray floor (a die, a hand), 0 elsewhere."""
     height, width = work_bgr.shape[:2]
     lab = cv2.cvtColor(work_bgr, cv2.COLOR_BGR2LAB)
     # A median over windows of ~1/8 of the frame: wider than a cluster of a few dice, narrow enough
     # to follow uneven light across the tray.
     coarse = cv2.resize(lab, (max(width // 16, 8), max(height // 16, 8)), interpolation=cv2.INTER_AREA)
     background = cv2.resize(cv2.medianBlur(coarse, 5), (width, height), interpolation=cv2.INTER_LINEAR)
-    difference = _colour_distance(lab, background)
-    lightness = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
-    gradient = cv2.magnitude(cv2.Sobel(lightness, cv2.CV_32F, 1, 0), cv2.Sobel(lightness, cv2.CV_32F, 0, 1))
-    # Thresholds follow the frame's own noise: the spread of the difference over the (mostly empty) tray.
-    chroma = cv2.add(difference, 0) - cv2.absdiff(lab[..., 0], background[..., 0]).astype(np.uint16)
-    edges = (gradient > max(60.0, 6.0 * float(np.median(gradient)) + 1)).astype(np.uint8)
-    # Shadows differ from the tray in lightness only and have soft edges: a die is where the colour
-    # differs, or inside a closed sharp outline.
+    lightness, background_lightness = lab[..., 0], background[..., 0]
+    lightness_change = cv2.absdiff(lightness, background_lightness)
+    diff = cv2.absdiff(lab, background)
+    chroma_change = cv2.add(diff[..., 1], diff[..., 2])
+    smooth = cv2.GaussianBlur(lightness, (3, 3), 0)
+    gradient = cv2.magnitude(cv2.Sobel(smooth, cv2.CV_32F, 1, 0), cv2.Sobel(smooth, cv2.CV_32F, 0, 1))
+    # Thresholds follow the frame's own noise, measured over the (mostly empty) tray.
+    sample = (slice(None, None, 4), slice(None, None, 4))
+    chroma_cut = max(12.0, 4.0 * (float(np.median(chroma_change[sample])) + 1.0))
+    change_cut = max(30.0, 5.0 * (float(np.median(lightness_change[sample])) + 1.0))
+    edge_cut = max(60.0, 6.0 * float(np.median(gradient[sample])) + 1.0)
+    shadow = _shadow(lab, background, chroma_cut)
+    differs = ((lightness_change > change_cut) | (chroma_change > chroma_cut * 1.5)) & ~shadow
     round3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, round3)
-    outlined = _fill_small_holes(edges, max_hole=height * width // 30)
-    coloured = (chroma > max(30.0, 5.0 * (float(np.median(chroma)) + 1.0))).astype(np.uint8)
-    mask = outlined | coloured
-    round5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    edges = cv2.morphologyEx((gradient > edge_cut).astype(np.uint8), cv2.MORPH_CLOSE, round3)
+    # White dice on a light tray differ little in colour, but their outline is sharp and closed.
+    outlined = _fill_small_holes(edges, max_hole=height * width // 30).astype(bool) & ~shadow
+    mask = (differs | outlined).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, round3)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, round5)
-    return _fill_small_holes(mask, max_hole=height * width // 30)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    mask = _fill_small_holes(mask, max_hole=height * width // 30)
+    return mask & _tray_floor(mask)
+
+
+def _shadow(lab: np.ndarray, background: np.ndarray, tolerance: float) -> np.ndarray:
+    """True where the pixel is the tray in shadow: darker (but not black: a black die is much darker)
+    with the tray's hue, its chroma shrunk with its lightness rather than turned another way."""
+    lightness = lab[..., 0].astype(np.float32)
+    floor_lightness = background[..., 0].astype(np.float32) + 1.0
+    ratio = lightness / floor_lightness
+    chroma = lab[..., 1:].astype(np.float32) - 128.0
+    floor_chroma = background[..., 1:].astype(np.float32) - 128.0
+    along = (chroma * floor_chroma).sum(axis=2) / ((floor_chroma ** 2).sum(axis=2) + 1.0)
+    along = np.clip(along, 0.3, 1.1)[..., None]
+    residual = np.abs(chroma - along * floor_chroma).sum(axis=2)
+    return (ratio < 1.0) & (ratio > 0.35) & (residual < tolerance)
+
+
+def _tray_floor(mask: np.ndarray) -> np.ndarray:
+    """The convex hull of the tray floor, the largest empty region inside the frame: without the walls
+    and whatever lies outside the tray. A die against a wall sits in a bay of the floor, which the hull
+    takes in. When the floor reaches the frame's edge (no walls in view) the whole frame counts."""
+    height, width = mask.shape
+    # Eroded first, so a gap in a wall's outline does not join the floor to the world outside.
+    empty = cv2.erode(1 - mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(empty, connectivity=4)
+    x, y, w, h, area = (stats[1:, i] for i in range(5))
+    inside = (x > 0) & (y > 0) & (x + w < width) & (y + h < height) & (area >= 0.2 * height * width)
+    floor = np.ones_like(mask)
+    if not inside.any():
+        return floor
+    largest = 1 + int(np.argmax(np.where(inside, area, 0)))
+    contours, _ = cv2.findContours((labels == largest).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    floor[:] = 0
+    cv2.fillConvexPoly(floor, cv2.convexHull(np.vstack(contours)), 1)
+    return floor
 
 
 def _fill_small_holes(mask: np.ndarray, max_hole: int) -> np.ndarray:
@@ -193,31 +232,70 @@ def split_blob(blob: Blob, lab: np.ndarray, side: float, count: int) -> list[Blo
 
 
 def _pip_blobs(face_lab: np.ndarray) -> tuple[list[tuple[float, float, float]], float]:
-    """Blobs on the face that differ from the face colour: (x, y, area) each, and the contrast cut."""
-    # The middle half of the crop is face even when the box took in some shadow or tray.
-    quarter = FACE_PX // 4
-    middle = face_lab[quarter:-quarter, quarter:-quarter]
-    face_colour = np.median(middle.reshape(-1, 3), axis=0).astype(np.uint8)
-    difference = _colour_distance(face_lab, np.broadcast_to(face_colour, face_lab.shape).copy())
-    difference8 = np.clip(difference, 0, 255).astype(np.uint8)
-    otsu, _ = cv2.threshold(difference8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    # A blank or evenly marbled face has no clear second population: do not let Otsu split its noise.
-    cut = max(float(otsu), 40.0)
-    pips = (difference8 > cut).astype(np.uint8)
-    count, _, stats, centroids = cv2.connectedComponentsWithStats(pips, connectivity=4)
-    face_area = FACE_PX * FACE_PX
+    """The pips on an upright face crop, (x, y, area) each, and the colour cut that separated them:
+    the holes in the face region. Whatever touches the crop's edge is no hole."""
+    face, cut = _face_region(face_lab)
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(1 - face, connectivity=4)
+    face_area = float(face.sum())
     found = []
     for index in range(1, count):
         x, y, w, h, area = stats[index]
-        if not 0.008 * face_area <= area <= 0.09 * face_area:
-            continue
         if x <= 0 or y <= 0 or x + w >= FACE_PX or y + h >= FACE_PX:
-            continue  # touches the cut edge: the die's rim, a shadow or a neighbour, not a pip
-        if max(w, h) > 2.2 * min(w, h) or area < 0.45 * w * h:
+            continue
+        face_area += area
+        if max(w, h) > 2.2 * min(w, h) or area < 0.4 * w * h:
             continue  # a streak or a ring, not a round pip
         cx, cy = centroids[index]
         found.append((float(cx), float(cy), float(area)))
-    return found, cut
+    pips = [pip for pip in found if 0.005 * face_area <= pip[2] <= 0.1 * face_area]
+    return pips, cut
+
+
+def _face_region(lab: np.ndarray, cut_floor: float = 40.0) -> tuple[np.ndarray, float]:
+    """In a square crop centred on a face: 1 on the face (pips included), and the colour cut used.
+
+    The face is the part of the face's own colour that covers the middle of the crop; its holes are
+    the pips. Side faces are shaded differently and tray, shadow and neighbours differ in colour.
+    """
+    size = lab.shape[0]
+    quarter = size // 4
+    middle = lab[quarter:-quarter, quarter:-quarter]
+    face_colour = np.median(middle.reshape(-1, 3), axis=0).astype(np.uint8)
+    difference = np.clip(_colour_distance(lab, np.broadcast_to(face_colour, lab.shape).copy()), 0, 255).astype(np.uint8)
+    inset = size // 7
+    otsu, _ = cv2.threshold(difference[inset:-inset, inset:-inset], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    cut = max(float(otsu), cut_floor)
+    same = (difference <= cut).astype(np.uint8)
+    count, labels = cv2.connectedComponents(same, connectivity=8)
+    votes = np.bincount(labels[quarter:-quarter, quarter:-quarter].ravel(), minlength=count)
+    votes[0] = 0
+    face = (labels == int(np.argmax(votes))).astype(np.uint8)
+    return face, cut
+
+
+def refine_box(frame: np.ndarray, box) -> tuple[tuple[float, float], tuple[float, float], float] | None:
+    """The top face's own rectangle, found around a blob's box (which may include a side face, a
+    shadow or the edge of a neighbour); None when no square face shows there."""
+    (cx, cy), (w, h), _ = box
+    span = 1.4 * max(w, h)
+    size = 48
+    window = cv2.getRectSubPix(frame, (max(int(span), 4),) * 2, (cx, cy))
+    window = cv2.resize(window, (size, size), interpolation=cv2.INTER_AREA)
+    face, _ = _face_region(cv2.cvtColor(window, cv2.COLOR_BGR2LAB))
+    face = _fill_small_holes(face, max_hole=size * size // 4)
+    face = cv2.morphologyEx(face, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
+    if min(fw, fh) < 0.2 * size or max(fw, fh) > 1.35 * min(fw, fh):
+        return None
+    k = max(int(span), 4) / size
+    origin_x = cx - (max(int(span), 4) - 1) / 2.0
+    origin_y = cy - (max(int(span), 4) - 1) / 2.0
+    # +0.5 pixel centres: resize maps pixel centres, not corners
+    return (((fx + 0.5) * k - 0.5 + origin_x, (fy + 0.5) * k - 0.5 + origin_y), (fw * k, fh * k), angle)
 
 
 def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:
@@ -299,7 +377,12 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
     for spot in spots:
         blob, problem = spot if isinstance(spot, tuple) else (spot, None)
         (cx, cy), (w, h), angle = blob.rect
-        result.append(DieSpot(((cx / scale, cy / scale), (w / scale, h / scale), angle), problem))
+        box = ((cx / scale, cy / scale), (w / scale, h / scale), angle)
+        face = refine_box(frame, box)
+        if face is None:
+            result.append(DieSpot(box, problem or "a die shows no square top face (cocked?)"))
+        else:
+            result.append(DieSpot(face, problem))
     return result, problems
 
 
@@ -354,8 +437,8 @@ def read_dice(image: np.ndarray, use_classifier: bool = True) -> Reading:
         learned = classifier.classify(frame, boxes) if classifier is not None else [None] * len(boxes)
         for spot, face, opinion in zip(spots, faces, learned):
             classical = read_face(face)
-            if classical.pip_count == 0 and opinion is not None and opinion[0] is None and opinion[1] >= CLASSIFIER_VETO:
-                continue  # no pips and the classifier sees no face: a screw head, a crumb, not a die
+            if classical.pip_count == 0 and (opinion is None or opinion[0] is None):
+                continue  # every face has a pip: a blob without any is a screw head, a wall, a crumb
             value, confidence = combine(classical, opinion)
             (cx, cy), (w, h), angle = spot.box
             dice.append(Die(value, cx, cy, max(math.sqrt(w * h), 1.0), angle, round(min(max(confidence, 0.0), 1.0), 3)))
