@@ -162,3 +162,21 @@ def test_install_service_writes_the_unit_without_starting_it(tmp_path, capsys):
     assert "serve" in unit and f"User={getpass.getuser()}" in unit
     assert main(["install-service", "--user", "no-such-user-here", "--print"]) == 2
     assert "no user account" in capsys.readouterr().err
+
+
+def test_install_service_reloads_systemd_and_enables_the_unit(tmp_path, monkeypatch, capsys):
+    import getpass
+
+    calls = tmp_path / "calls.txt"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    systemctl = bin_dir / "systemctl"
+    systemctl.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    systemctl.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    assert main(["install-service", "--unit-dir", str(tmp_path / "units"), "--user", getpass.getuser()]) == 0
+    assert calls.read_text().splitlines() == ["daemon-reload", "enable --now yacht-table.service"]
+    assert "journalctl -u yacht-table" in capsys.readouterr().out
+    systemctl.write_text('#!/bin/sh\necho "Failed to enable unit: Access denied" >&2\nexit 1\n')
+    assert main(["install-service", "--unit-dir", str(tmp_path / "units"), "--user", getpass.getuser()]) == 2
+    assert "Access denied" in capsys.readouterr().err
