@@ -304,9 +304,13 @@ def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:
     fraction of the crop side. The face centre is not assumed to be the crop centre: seen at a slant,
     the die's blob takes in a side face too."""
     points = np.array([(x, y) for x, y, _ in pips], np.float32)
-    centred = points - points.mean(axis=0)
+    mean = points.mean(axis=0)
+    centred = points - mean
     distances = np.linalg.norm(-centred[:, None, :] - centred[None, :, :], axis=2)
-    return float(distances.min(axis=1).max()) / FACE_PX
+    if len(pips) > 1:
+        return float(distances.min(axis=1).max()) / FACE_PX
+    # A lone spot must sit in the middle of the face: off-centre it is a glint or a chip, not a 1.
+    return float(np.linalg.norm(mean - (FACE_PX - 1) / 2.0)) * 0.5 / FACE_PX
 
 
 def read_face(face_bgr: np.ndarray) -> FaceRead:
@@ -342,6 +346,11 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
     lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
     blobs = find_blobs(mask, min_area=(MIN_DIE_PX * scale) ** 2)
     side = estimate_die_side(blobs)
+    if side is None:
+        # No blob looks like one lone die (they all touch): the smallest solid blob bounds the size
+        # from above, so what follows errs towards "odd-shaped, unsure" rather than "no dice".
+        solid = [math.sqrt(b.area) for b in blobs if b.fill > 0.5 and b.aspect < 2.5]
+        side = min(solid) if solid else None
     if side is not None:
         # Tray walls and the frame around the tray are thinner than a die: an opening by most of a
         # die's width removes them and frees the dice that touch them.
@@ -379,6 +388,10 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
         (cx, cy), (w, h), angle = blob.rect
         box = ((cx / scale, cy / scale), (w / scale, h / scale), angle)
         face = refine_box(frame, box)
+        if face is not None and min(face[1]) < 0.6 * side / scale:
+            # a pip or a glint taken for the face: the blob's own box is the better guess
+            result.append(DieSpot(box, problem))
+            continue
         if face is None:
             result.append(DieSpot(box, problem or "a die shows no square top face (cocked?)"))
         else:
@@ -437,7 +450,7 @@ def read_dice(image: np.ndarray, use_classifier: bool = True) -> Reading:
         learned = classifier.classify(frame, boxes) if classifier is not None else [None] * len(boxes)
         for spot, face, opinion in zip(spots, faces, learned):
             classical = read_face(face)
-            if classical.pip_count == 0 and (opinion is None or opinion[0] is None):
+            if classical.pip_count == 0 and spot.problem is None and (opinion is None or opinion[0] is None):
                 continue  # every face has a pip: a blob without any is a screw head, a wall, a crumb
             value, confidence = combine(classical, opinion)
             (cx, cy), (w, h), angle = spot.box
