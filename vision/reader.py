@@ -101,13 +101,16 @@ def foreground_mask(work_bgr: np.ndarray) -> np.ndarray:
     chroma_cut = max(12.0, 4.0 * (float(np.median(chroma_change[sample])) + 1.0))
     change_cut = max(30.0, 5.0 * (float(np.median(lightness_change[sample])) + 1.0))
     edge_cut = max(60.0, 6.0 * float(np.median(gradient[sample])) + 1.0)
-    shadow = _shadow(lab, background, chroma_cut)
-    differs = ((lightness_change > change_cut) | (chroma_change > chroma_cut * 1.5)) & ~shadow
+    differs = (lightness_change > change_cut) | (chroma_change > chroma_cut * 1.5)
     round3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     edges = cv2.morphologyEx((gradient > edge_cut).astype(np.uint8), cv2.MORPH_CLOSE, round3)
     # White dice on a light tray differ little in colour, but their outline is sharp and closed.
-    outlined = _fill_small_holes(edges, max_hole=height * width // 30).astype(bool) & ~shadow
+    outlined = _fill_small_holes(edges, max_hole=height * width // 30).astype(bool)
     mask = (differs | outlined).astype(np.uint8)
+    # Only the few pixels that stand out need the (costlier) shadow test.
+    rows, cols = np.nonzero(mask)
+    in_shadow = _shadow(lab[rows, cols], background[rows, cols], chroma_cut)
+    mask[rows[in_shadow], cols[in_shadow]] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, round3)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     mask = _fill_small_holes(mask, max_hole=height * width // 30)
@@ -115,16 +118,17 @@ def foreground_mask(work_bgr: np.ndarray) -> np.ndarray:
 
 
 def _shadow(lab: np.ndarray, background: np.ndarray, tolerance: float) -> np.ndarray:
-    """True where the pixel is the tray in shadow: darker (but not black: a black die is much darker)
-    with the tray's hue, its chroma shrunk with its lightness rather than turned another way."""
+    """Per pixel (N x 3 Lab arrays): True where it is the tray in shadow: darker (but not black: a
+    black die is much darker) with the tray's hue, its chroma shrunk with its lightness rather than
+    turned another way."""
     lightness = lab[..., 0].astype(np.float32)
     floor_lightness = background[..., 0].astype(np.float32) + 1.0
     ratio = lightness / floor_lightness
     chroma = lab[..., 1:].astype(np.float32) - 128.0
     floor_chroma = background[..., 1:].astype(np.float32) - 128.0
-    along = (chroma * floor_chroma).sum(axis=2) / ((floor_chroma ** 2).sum(axis=2) + 1.0)
+    along = (chroma * floor_chroma).sum(axis=-1) / ((floor_chroma ** 2).sum(axis=-1) + 1.0)
     along = np.clip(along, 0.3, 1.1)[..., None]
-    residual = np.abs(chroma - along * floor_chroma).sum(axis=2)
+    residual = np.abs(chroma - along * floor_chroma).sum(axis=-1)
     return (ratio < 1.0) & (ratio > 0.35) & (residual < tolerance)
 
 
@@ -216,8 +220,9 @@ def split_blob(blob: Blob, lab: np.ndarray, side: float, count: int) -> list[Blo
     features = np.column_stack([xs, ys, colours * (0.25 * side / 60.0)]).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 0.5)
     cv2.setRNGSeed(1)
-    _, labels, _ = cv2.kmeans(features, count, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-    labels = labels.ravel()
+    # Clustering a third of the pixels finds the same centres at a third of the cost.
+    _, _, centres = cv2.kmeans(features[::3].copy(), count, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    labels = np.argmin(((features[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2), axis=1)
     parts = []
     for index in range(count):
         part = np.zeros((h, w), np.uint8)
