@@ -384,7 +384,7 @@ function renderStart() {
     ...CONFIG.languages.map((language) =>
       el("button", {
         type: "button",
-        class: "button language",
+        class: "button",
         lang: language === "sr" ? "sr-Cyrl" : language,
         "aria-pressed": String(language === page.language),
         "data-language": language,
@@ -508,7 +508,7 @@ function renderStandings(game) {
   $("standings").replaceChildren(
     ...game.players.map((name, index) =>
       el("li", { class: "standing" + (index === game.current_player ? " current" : "") }, [
-        el("span", { class: "standing-name", text: name }),
+        el("span", { text: name }),
         el("span", { class: "standing-total", text: String(game.totals[index]) }),
       ]),
     ),
@@ -619,7 +619,7 @@ function renderAdvice(game) {
 // The advisor's ev covers the rest of the game only; players think in final totals.
 function expectedTotal(game, ev) {
   const banked = game.totals[game.current_player];
-  return el("p", { class: "advice-ev", text: t("advice_ev", { ev: formatPoints(banked + ev) }) });
+  return el("p", { text: t("advice_ev", { ev: formatPoints(banked + ev) }) });
 }
 
 function renderSheet(game) {
@@ -658,7 +658,7 @@ function renderSheet(game) {
       ...cells,
     ]);
   });
-  const totals = el("tr", { class: "totals" }, [
+  const totals = el("tr", {}, [
     el("th", { scope: "row", class: "row-name", text: t("total") }),
     ...game.totals.map((total, index) => el("td", { class: index === game.current_player ? "current" : "", text: String(total) })),
   ]);
