@@ -81,6 +81,7 @@ def test_a_two_player_game_played_by_taps_to_the_end(table, open_page):
             roll_by_taps(page, dice, 1)
         if category == "yacht":
             expect(page.locator("#yacht-banner")).to_be_visible()
+            screenshot(page, "tablet-yacht")
             expect(page.locator('#sheet button.option.best[data-category="yacht"]')).to_be_visible()
         record_by_taps(page, category, points, 0)
         expect(page.locator("#turn-title")).to_have_text("Ben's turn")
@@ -343,6 +344,7 @@ def test_an_unfinished_game_is_resumed_from_the_start_screen(table, open_page):
     unfinished = page.locator("#unfinished-list .game-item")
     expect(unfinished).to_have_count(1)
     expect(unfinished).to_contain_text("Ana 16 · Ben 0")
+    screenshot(page, "tablet-start-unfinished")
     unfinished.get_by_role("button", name="Resume").tap()
     expect(page.locator("#turn-title")).to_have_text("Ben's turn")
     expect(sheet_cell(page, "full_house", 0)).to_have_text("16")
