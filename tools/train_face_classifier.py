@@ -348,6 +348,9 @@ def train(args) -> None:
         jittered = _fixed_crops(holdout, 1)
 
     net = build_network()
+    if args.resume:
+        net.load_state_dict(torch.load(args.resume))
+        print(f"starting from the weights in {args.resume}")
     print(f"{sum(p.numel() for p in net.parameters())} parameters")
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=1e-4)
     steps = args.epochs * (args.samples_per_epoch // args.batch)
@@ -376,6 +379,8 @@ def train(args) -> None:
                        f" jittered {_accuracy(net, *jittered):.4f}")
         print(f"{report}  (augmenting {data_seconds:.0f}s, "
               f"so far {time.perf_counter() - started:.0f}s)", flush=True)
+    if args.save_weights:
+        torch.save(net.state_dict(), args.save_weights)
     export_onnx(net, args.out)
     sample = plain[0][:64] if holdout.dice else training_batch(training, 64, 0.2, rng)[0]
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes); "
@@ -501,6 +506,8 @@ def main(argv=None) -> None:
     train_parser.add_argument("--negative-share", type=float, default=0.2)
     train_parser.add_argument("--holdout-every", type=int, default=0,
                               help="hold out every Nth train image to watch progress (0: none)")
+    train_parser.add_argument("--save-weights", type=Path, help="also keep the torch weights here")
+    train_parser.add_argument("--resume", type=Path, help="start from torch weights saved by --save-weights")
     train_parser.add_argument("--threads", type=int, default=1)
     train_parser.add_argument("--seed", type=int, default=2026)
     train_parser.set_defaults(run=train)

@@ -74,27 +74,26 @@ def crop_faces(
     """
     frame = _as_bgr(image)
     crops = np.empty((len(boxes), size, size, 3), np.uint8)
-    # The rotated square fits inside an upright square sqrt(2) larger: take that, shrink it with area
-    # averaging (no aliasing of small pips when a die is much larger than the crop), then rotate.
+    # A rotated square fits inside an upright one sqrt(2) larger. When the crop is smaller than the die,
+    # that upright square is first shrunk with area averaging, so small pips are not aliased away.
     enclosing = int(math.ceil(size * _SQRT2)) | 1
+    middle = (size - 1) / 2.0
     for index, box in enumerate(boxes):
         cx, cy, side, angle = _parse_box(box)
-        span = side * margin * _SQRT2
-        patch_px = max(int(math.ceil(span)), 2)
-        patch = cv2.getRectSubPix(frame, (patch_px, patch_px), (cx, cy))
-        shrinking = patch_px > enclosing
-        patch = cv2.resize(
-            patch,
-            (enclosing, enclosing),
-            interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR,
-        )
-        # Scale so that `span` source pixels (not the rounded patch_px) map onto `enclosing` pixels.
-        scale = (patch_px / span) * (size * _SQRT2 / enclosing)
-        centre = ((enclosing - 1) / 2.0, (enclosing - 1) / 2.0)
-        rotation = cv2.getRotationMatrix2D(centre, angle, scale)
-        rotation[:, 2] += (size - 1) / 2.0 - np.array(centre)
+        span = side * margin
+        if span <= size:
+            source, centre, scale = frame, (cx, cy), size / span
+        else:
+            patch_px = int(math.ceil(span * _SQRT2))
+            patch = cv2.getRectSubPix(frame, (patch_px, patch_px), (cx, cy))
+            source = cv2.resize(patch, (enclosing, enclosing), interpolation=cv2.INTER_AREA)
+            centre = ((enclosing - 1) / 2.0, (enclosing - 1) / 2.0)
+            # `span` source pixels, not the rounded patch_px, must land on `size` crop pixels.
+            scale = (patch_px / span) * (size / enclosing)
+        warp = cv2.getRotationMatrix2D(centre, angle, scale)
+        warp[:, 2] += (middle - centre[0], middle - centre[1])
         crops[index] = cv2.warpAffine(
-            patch, rotation, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            source, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
     return crops
 
