@@ -6,6 +6,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.reading import Die, Reading
 from vision.settle import SettleDetector, agreed_reading
@@ -22,7 +24,7 @@ def tray(noise: float, seed: int, squares=(), exposure: float = 1.0, arm: tuple 
         image[int(y):int(y) + 16, int(x):int(x) + 16] = (225, 225, 225)
     if arm is not None:
         cv2.rectangle(image, (0, arm[1] - 20), (arm[0], arm[1] + 20), (120, 150, 205), -1)
-    image = image * exposure + rng.normal(0, noise, image.shape)
+    image = image * exposure + noise * rng.standard_normal(image.shape, dtype=np.float32)
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
@@ -50,6 +52,17 @@ def test_one_event_per_throw_after_the_still_time_whatever_the_noise(noise):
     # the dice stop at frame 8 (t=0.8): the event comes 0.3 s later, once
     assert events == [pytest.approx(1.1)]
     assert detector.state == "settled"
+
+
+@settings(max_examples=12, deadline=None)
+@given(noise=st.floats(0, 15), still_seconds=st.floats(0.05, 0.6), fps=st.sampled_from([5.0, 10.0, 20.0]),
+       seed=st.integers(0, 1000))
+def test_a_scene_at_rest_is_reported_exactly_once_after_the_still_time(noise, still_seconds, fps, seed):
+    detector = SettleDetector(still_seconds=still_seconds)
+    times = [i / fps for i in range(int(fps * (still_seconds + 1.0)))]
+    events = [t for i, t in enumerate(times) if detector.update(tray(noise, seed + i, DICE), t)]
+    assert len(events) == 1
+    assert still_seconds - 1e-6 <= events[0] <= still_seconds + 1 / fps + 1e-6
 
 
 def test_nothing_is_reported_while_the_dice_keep_moving():

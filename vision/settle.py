@@ -127,9 +127,12 @@ class SettleDetector:
         return difference - _median(difference)
 
     def _learn_noise(self, step: np.ndarray) -> None:
-        # 1.4826 * median absolute deviation estimates the noise sigma and ignores the few moving pixels;
-        # learning only from quiet frames keeps a hand filling the view from inflating it
-        level = max(1.4826 * _median(np.abs(step)), 0.25)
+        # Both estimates of the noise sigma ignore the few moving pixels: 1.4826 * the median absolute
+        # difference, and the 90th percentile / 1.645 for when JPEG has flattened most pixels to no
+        # change at all and the noise lives in the tail. Learning only from quiet frames keeps a hand
+        # filling the view from inflating it.
+        sample = np.abs(step.ravel()[::3])
+        level = max(1.4826 * float(np.median(sample)), float(np.quantile(sample, 0.9)) / 1.645, 0.25)
         if self.noise is None:
             self.noise = level
         elif not self._moved(step) or level < self.noise:
