@@ -241,18 +241,23 @@ def _pip_blobs(face_lab: np.ndarray) -> tuple[list[tuple[float, float, float]], 
     the holes in the face region. Whatever touches the crop's edge is no hole."""
     face, cut = _face_region(face_lab)
     count, _, stats, centroids = cv2.connectedComponentsWithStats(1 - face, connectivity=4)
-    face_area = float(face.sum())
     found = []
     for index in range(1, count):
         x, y, w, h, area = stats[index]
         if x <= 0 or y <= 0 or x + w >= FACE_PX or y + h >= FACE_PX:
             continue
-        face_area += area
         if max(w, h) > 2.2 * min(w, h) or area < 0.4 * w * h:
             continue  # a streak or a ring, not a round pip
         cx, cy = centroids[index]
         found.append((float(cx), float(cy), float(area)))
-    pips = [pip for pip in found if 0.005 * face_area <= pip[2] <= 0.1 * face_area]
+    # A pip is 12 to 25 % of the die's side across: about 1 to 8 % of the crop's area. Marbling and
+    # grain leave smaller holes; all pips of a face are one size, so holes far smaller than the
+    # largest are not pips.
+    crop_area = FACE_PX * FACE_PX
+    pips = [pip for pip in found if 0.01 * crop_area <= pip[2] <= 0.08 * crop_area]
+    if pips:
+        largest = max(area for _, _, area in pips)
+        pips = [pip for pip in pips if pip[2] >= 0.4 * largest]
     return pips, cut
 
 
