@@ -168,8 +168,24 @@ def test_a_stale_page_is_refreshed_and_told(table, open_page):
     table.post("/api/games", {"players": ["Ana"]})
     page = open_page(table.url)
     expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    # This tablet stops hearing about changes, and its periodic state check is held back until
+    # its own write has gone out, so that write is certain to carry an old version.
+    write_sent = []
+
+    def state_check(route):
+        if write_sent:
+            route.continue_()
+        else:
+            route.abort()
+
+    def own_write(route):
+        write_sent.append(True)
+        route.continue_()
+
     page.route("**/api/events", lambda route: route.abort())
-    page.evaluate("page.events.close()")  # this tablet stops hearing about changes
+    page.route("**/api/state", state_check)
+    page.route("**/api/roll", own_write)
+    page.evaluate("page.events.close()")
     table.post("/api/roll", {"dice": [4, 4, 4, 1, 2]})
 
     enter_roll_by_taps(page, [3, 3, 3, 3, 3])
