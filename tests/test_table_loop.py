@@ -233,3 +233,31 @@ def test_a_replayed_throw_sequence_is_read_into_rolls_and_scores(table):
     assert game["dice_source"] == "camera"
     recorded = client.post("/api/record", {"category": "choice"}).get_json()["game"]
     assert recorded["totals"] == [sum(description["values_at_rest"][-1])]
+
+
+def test_the_table_button_reads_now_and_the_light_follows_the_game(table):
+    mock = pytest.importorskip("gpiozero.pins.mock", reason="gpiozero is in the test extra")
+    from hardware.gpio import TablePanel
+    from webui.app import attach_panel
+
+    pins = mock.MockFactory()
+    reader = ScriptedReader([reading([3, 3, 3, 3, 3])])
+    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    with TablePanel(button_pin=17, light_pin=27, pin_factory=pins) as panel:
+        attach_panel(app, panel)
+        assert not panel.light_is_on
+        client.new_game(["Ana"])
+        assert panel.light_is_on
+        for step, t in enumerate((0.0, 0.1)):  # dice still rocking: no settle yet
+            loop.process(frame(tray(step, [(x + 5 * step, y) for x, y in PLACES[0]]), t))
+        pins.pin(17).drive_low()
+        time.sleep(0.02)
+        pins.pin(17).drive_high()
+        time.sleep(0.08)
+        loop.process(frame(tray(9, PLACES[0]), 0.2))
+        assert reader.asked == 1 and client.state()["game"]["dice"] == [3, 3, 3, 3, 3]
+        for category in client.state()["categories"]:
+            if client.state()["game"]["dice"] is None:
+                client.post("/api/roll", {"dice": [1, 2, 3, 4, 5]})
+            client.post("/api/record", {"category": category})
+        assert client.state()["game"]["is_over"] and not panel.light_is_on

@@ -64,6 +64,15 @@ def create_app(settings: Settings | Mapping[str, Any] | None = None,
     return app
 
 
+def attach_panel(app: Flask, panel: Any) -> None:
+    """The table's GPIO panel (hardware.gpio.TablePanel): its button asks the loop to read now, its
+    light is on while a game is under way so every throw is lit alike."""
+    loop = app.extensions.get("yacht_table_loop")
+    if loop is not None:
+        panel.on_read_request(loop.read_now)
+    app.extensions["yacht_table"].add_game_listener(panel.set_light)
+
+
 def shutdown(app: Flask) -> None:
     """Stop the loop, end every open stream and close the database."""
     loop = app.extensions.get("yacht_table_loop")

@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import logging
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -41,9 +42,11 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from hardware.camera import open_camera
     from hardware.config import load_settings
+    from hardware.gpio import open_table_panel
     from scorer.advisor import Advisor
+    from scorer.store import StoreError
 
-    from .app import create_app, shutdown
+    from .app import attach_panel, create_app, shutdown
 
     camera_off = args.camera == CAMERA_OFF
     settings = load_settings(args.config, host=args.host, port=args.port, pin=args.pin,
@@ -56,29 +59,44 @@ def run_serve(args: argparse.Namespace) -> int:
     def open_configured_camera():
         return open_camera(settings.camera, **settings.camera_options())
 
-    advisor = Advisor.load(settings.data_dir)
-    app = create_app(settings, camera=None if camera_off else open_configured_camera, advisor=advisor)
     try:
-        server = waitress.create_server(app, host=settings.host, port=settings.port, threads=THREADS,
-                                        ident="yacht-table")
-    except OSError as error:
-        shutdown(app)
-        raise ValueError(f"cannot listen on {settings.host}:{settings.port}: {error.strerror}") from None
-
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-    camera = CAMERA_OFF if camera_off else settings.camera
-    print(f"Yacht Table on http://{_url_host(settings.host)}:{settings.port}/  camera: {camera}, "
-          f"games: {Path(settings.data_dir) / 'games.sqlite3'}", file=sys.stderr, flush=True)
+        panel = open_table_panel(settings.button_pin, settings.light_pin)
+    except RuntimeError as error:  # gpiozero missing or the pins unusable: say so in one line
+        raise ValueError(str(error)) from None
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        advisor = Advisor.load(settings.data_dir)
+        app = create_app(settings, camera=None if camera_off else open_configured_camera, advisor=advisor)
+    except (StoreError, sqlite3.Error, OSError) as error:
+        if panel is not None:
+            panel.close()
+        raise ValueError(f"cannot open the games database in {settings.data_dir}: {error}") from None
+    if panel is not None:
+        attach_panel(app, panel)
+    try:
+        try:
+            server = waitress.create_server(app, host=settings.host, port=settings.port,
+                                            threads=THREADS, ident="yacht-table")
+        except OSError as error:
+            raise ValueError(f"cannot listen on {settings.host}:{settings.port}: {error.strerror}") from None
+
+        def stop(signum, frame):
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)
+        camera = CAMERA_OFF if camera_off else settings.camera
+        print(f"Yacht Table on http://{_url_host(settings.host)}:{settings.port}/  camera: {camera}, "
+              f"games: {Path(settings.data_dir) / 'games.sqlite3'}", file=sys.stderr, flush=True)
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.close()
     finally:
-        server.close()
         shutdown(app)
+        if panel is not None:
+            panel.set_light(False)
+            panel.close()
     return 0
 
 

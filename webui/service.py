@@ -81,6 +81,7 @@ class TableService:
         self._confidence: tuple[int, list[float]] | None = None
         self._costs: dict[tuple, float | None] = {}
         self._advice_cache: tuple[tuple, dict[str, Any] | None] | None = None
+        self._game_listeners: list[Callable[[bool], None]] = []
         self._camera: dict[str, Any] = {
             "status": "off" if camera_source == "off" else "live",
             "source": camera_source,
@@ -291,6 +292,29 @@ class TableService:
             self._game_version = self._version
         self._state_text = self._render()
         self.broadcaster.publish(self._version, self._state_text)
+        if game:
+            self._tell_game_listeners()
+
+    @property
+    def game_active(self) -> bool:
+        """A game is under way (started and not over)."""
+        with self._lock:
+            return self._game is not None and not self._game.is_over
+
+    def add_game_listener(self, listener: Callable[[bool], None]) -> None:
+        """`listener(game_active)` now and after every change to the game (under the table's lock:
+        keep it quick, like switching a light)."""
+        with self._lock:
+            self._game_listeners.append(listener)
+            listener(self.game_active)
+
+    def _tell_game_listeners(self) -> None:
+        active = self.game_active
+        for listener in self._game_listeners:
+            try:
+                listener(active)
+            except Exception:
+                log.exception("a game listener failed")
 
     def _render(self) -> str:
         game = None if self._game is None else self._view(self._game_id, self._game)  # type: ignore[arg-type]
