@@ -274,6 +274,11 @@ def test_screens_in_the_dark_and_on_a_phone(table, open_page):
 
     phone = open_page(table.url, viewport=PHONE)
     expect(phone.locator("#turn-title")).to_have_text("Dee's turn")
+    phone.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    # Scrolled down to the sheet's last rows, the players' totals still show under the top bar.
+    bar_bottom = phone.evaluate("document.querySelector('.topbar').getBoundingClientRect().bottom")
+    assert phone.evaluate("document.getElementById('standings').getBoundingClientRect().top") == pytest.approx(bar_bottom, abs=2)
+    phone.evaluate("window.scrollTo(0, 0)")
     phone.locator("#new-game-button").tap()
     expect(phone.locator("#player-list input")).to_have_count(4)
     screenshot(phone, "phone-start")
