@@ -13,6 +13,7 @@ from table_helpers import built_advisor, http_json, served
 
 from webui.app import create_app
 from webui.events import Broadcaster, sse_stream
+from webui.serve import THREADS
 
 
 class EventStream:
@@ -90,8 +91,16 @@ def test_a_client_that_reconnects_gets_the_current_state_at_once(server):
         stream.close()
 
 
-def test_six_open_streams_do_not_starve_ordinary_requests(server):
-    streams = [EventStream(server) for _ in range(6)]
+def test_four_tablets_streams_do_not_starve_ordinary_requests(tmp_path):
+    """Four tablets, each with an event stream and a preview held open (eight streams here), on the
+    thread count `yacht-table serve` uses."""
+    app = create_app({"data_dir": tmp_path}, advisor=built_advisor())
+    with served(app, threads=THREADS) as server:
+        check_not_starved(server, streams=8)
+
+
+def check_not_starved(server: str, streams: int) -> None:
+    streams = [EventStream(server) for _ in range(streams)]
     try:
         started = time.monotonic()
         for _ in range(10):

@@ -83,9 +83,9 @@ class TableService:
         self._advice_cache: tuple[tuple, dict[str, Any] | None] | None = None
         self._game_listeners: list[Callable[[bool], None]] = []
         self._camera: dict[str, Any] = {
-            "status": "off" if camera_source == "off" else "live",
+            "status": "off" if camera_source == "off" else "offline",
             "source": camera_source,
-            "message": None if camera_source == "off" else "starting the camera",
+            "message": None if camera_source == "off" else "opening the camera",
             "reading": None,
             "reading_counted": False,
             "updated": now_iso(),
