@@ -116,6 +116,16 @@ def test_a_change_of_exposure_is_not_motion():
     assert detector.state == "settled"
 
 
+def test_after_the_light_changed_across_the_tray_the_next_throw_is_still_reported():
+    shading = np.linspace(0.5, 1.3, 320, dtype=np.float32)[None, :, None]
+    relit = [np.clip(tray(2.0, 50 + k, DICE) * shading, 0, 255).astype(np.uint8) for k in range(10)]
+    elsewhere = [(x + 20, y + 30) for x, y in DICE]
+    thrown = [np.clip(f * shading, 0, 255).astype(np.uint8) for f in throw_frames(2.0, 100, dice=elsewhere)]
+    events = run(SettleDetector(), throw_frames(2.0, 0) + relit + thrown)
+    # the relit tray is a new scene (read again: same dice), then the throw
+    assert events == [pytest.approx(1.1), pytest.approx(2.1), pytest.approx(3.9)]
+
+
 def test_bad_input_is_refused_with_a_reason():
     detector = SettleDetector()
     detector.update(tray(1.0, 0), 1.0)

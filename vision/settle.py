@@ -5,7 +5,8 @@ measures change against the camera's own noise, estimated from the frames themse
 settings serves a noisy webcam and a clean Pi camera alike. A scene is reported when nothing has moved
 for `still_seconds`, unless a hand or arm is in view (a large changed region reaching the picture
 edge, compared with the last reported scene) or the scene is the one already reported (a hand came
-and went without moving a die). It re-arms as soon as anything moves again.
+and went without moving a die). It re-arms as soon as anything moves again. A change over most of the
+picture (a lamp switched on, the camera knocked) is taken for a new scene, not for a hand.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import numpy as np
 from vision.reading import Reading
 
 State = Literal["moving", "settling", "settled", "hand"]
+
+SCENE_CHANGE = 0.5  # fraction of the picture
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,8 @@ class SettleDetector:
                 self.state = "settling"
             return None
         since_report = self._changed(self._difference(small, self._background))
-        if self._hand_in_view(since_report):
+        # a change over most of the view is new light or a moved camera, not an arm: a new scene
+        if since_report.mean() < SCENE_CHANGE and self._hand_in_view(since_report):
             self.state = "hand"
             return None
         self.state = "settled"
