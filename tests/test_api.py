@@ -349,3 +349,18 @@ def test_a_camera_flicker_does_not_make_a_tap_stale_but_a_game_change_does(clien
     assert error["code"] == "stale_version"
     future = error_of(client.post("/api/undo", {"version": client.version + 1}, version=None), 409)
     assert future["code"] == "stale_version"
+
+
+def test_a_game_whose_journal_does_not_replay_does_not_stop_the_table(make_client, tmp_path):
+    first = make_client()
+    game_id = first.new_game(["Ana"])["game"]["id"]
+    first.post("/api/roll", {"dice": [1, 1, 1, 1, 1]})
+    shutdown(first.app)
+    raw = sqlite3.connect(tmp_path / "games.sqlite3")
+    raw.execute("UPDATE journal SET action = '{\"type\":\"roll\",\"dice\":[7]}' WHERE kind = 'roll'")
+    raw.commit()
+    raw.close()
+    client = make_client()
+    assert client.state()["game"] is None
+    assert [g["id"] for g in client.http.get("/api/games").get_json()["games"]] == [game_id]
+    assert client.new_game(["Ben"])["game"]["players"] == ["Ben"]

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from scorer import CATEGORIES, Game
 from scorer.game import InvalidPlayersError, NoRollError
 from scorer.rules import validate_die
-from scorer.store import GameStore, UnknownGameError, now_iso
+from scorer.store import GameStore, StoreError, UnknownGameError, now_iso
 
 from .events import Broadcaster
 
@@ -92,7 +92,13 @@ class TableService:
         }
         current = store.current_game_id()
         if current is not None:
-            self._game_id, self._game = current, store.load(current)
+            try:
+                self._game_id, self._game = current, store.load(current)
+            except StoreError:
+                # The table still starts, with no current game; the journal is left as it is so the
+                # game can be looked into (and its earlier games stay listed).
+                log.exception("game %s cannot be rebuilt from its journal; starting without it", current)
+                self._game_id, self._game = None, None
         self._state_text = self._render()
         self.broadcaster = Broadcaster(self._version, self._state_text)
 
