@@ -114,9 +114,6 @@ class TableService:
         with self._lock:
             return self._state_text
 
-    def state(self) -> dict[str, Any]:
-        return json.loads(self.state_json())
-
     def game_view(self, game_id: int) -> dict[str, Any]:
         with self._lock:
             if game_id == self._game_id and self._game is not None:
@@ -125,7 +122,8 @@ class TableService:
             game = self.store.load(game_id)
         except UnknownGameError as error:
             raise UnknownGameIdError(str(error), "id") from None
-        return self._view(game_id, game, live=False)
+        with self._lock:  # the advice and cost caches are shared with the live game
+            return self._view(game_id, game, live=False)
 
     def past_games(self) -> list[dict[str, Any]]:
         return [summary.to_dict() for summary in self.store.list_games()]
