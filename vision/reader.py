@@ -101,7 +101,7 @@ def foreground_mask(work_bgr: np.ndarray) -> np.ndarray:
     chroma_cut = max(12.0, 4.0 * (float(np.median(chroma_change[sample])) + 1.0))
     change_cut = max(30.0, 5.0 * (float(np.median(lightness_change[sample])) + 1.0))
     edge_cut = max(60.0, 6.0 * float(np.median(gradient[sample])) + 1.0)
-    differs = (lightness_change > change_cut) | (chroma_change > chroma_cut * 1.5)
+    differs = (lightness_change > 2 * change_cut) | (chroma_change > chroma_cut * 1.5)
     round3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     edges = cv2.morphologyEx((gradient > edge_cut).astype(np.uint8), cv2.MORPH_CLOSE, round3)
     # White dice on a light tray differ little in colour, but their outline is sharp and closed.
@@ -133,19 +133,16 @@ def _shadow(lab: np.ndarray, background: np.ndarray, tolerance: float) -> np.nda
 
 
 def _tray_floor(mask: np.ndarray) -> np.ndarray:
-    """The convex hull of the tray floor, the largest empty region inside the frame: without the walls
-    and whatever lies outside the tray. A die against a wall sits in a bay of the floor, which the hull
-    takes in. When the floor reaches the frame's edge (no walls in view) the whole frame counts."""
-    height, width = mask.shape
+    """The convex hull of the tray floor, the largest empty region: without the walls and whatever
+    lies outside the tray. A die against a wall sits in a bay of the floor, which the hull takes in.
+    When the floor fills the view, or the world outside the tray is larger, the hull is the frame."""
     # Eroded first, so a gap in a wall's outline does not join the floor to the world outside.
     empty = cv2.erode(1 - mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(empty, connectivity=4)
-    x, y, w, h, area = (stats[1:, i] for i in range(5))
-    inside = (x > 0) & (y > 0) & (x + w < width) & (y + h < height) & (area >= 0.2 * height * width)
     floor = np.ones_like(mask)
-    if not inside.any():
+    if count < 2:
         return floor
-    largest = 1 + int(np.argmax(np.where(inside, area, 0)))
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     contours, _ = cv2.findContours((labels == largest).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     floor[:] = 0
     cv2.fillConvexPoly(floor, cv2.convexHull(np.vstack(contours)), 1)
@@ -361,30 +358,23 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
         # from above, so what follows errs towards "odd-shaped, unsure" rather than "no dice".
         solid = [math.sqrt(b.area) for b in blobs if b.fill > 0.5 and b.aspect < 2.5]
         side = min(solid) if solid else None
-    if side is not None:
-        # Tray walls and the frame around the tray are thinner than a die: an opening by most of a
-        # die's width removes them and frees the dice that touch them.
-        width_px = max(3, int(0.6 * side) | 1)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width_px, width_px)))
-        blobs = find_blobs(mask, min_area=(MIN_DIE_PX * scale) ** 2)
     problems: list[str] = []
     if side is None:
-        if any(b.area > (8 * MIN_DIE_PX * scale) ** 2 and not _is_tray_structure(b, 8 * MIN_DIE_PX * scale) for b in blobs):
-            problems.append("something that is not a die is in the tray (a hand?)")
+        if any(_is_large(b, 4 * MIN_DIE_PX * scale) for b in blobs):
+            problems.append(LARGE_THING)
         return [], problems
     spots: list[Blob | tuple[Blob, str]] = []
     for blob in blobs:
-        if _is_tray_structure(blob, side):
+        if _is_large(blob, side):
+            problems.append(LARGE_THING)
             continue
         dice_worth = blob.area / (side * side)
-        if dice_worth < 0.3:
-            continue
+        if _is_thin(blob, side) or blob.fill < 0.3 or dice_worth < 0.3:
+            continue  # a wall's edge, a crack, a crumb
         if dice_worth <= 1.6 and blob.looks_like_one_die:
             spots.append(blob)
         elif dice_worth <= 1.6:
             spots.append((blob, "a die is tilted or odd-shaped (cocked against a wall or another die?)"))
-        elif dice_worth > 9:
-            problems.append("something larger than a die is in the tray (a hand?)")
         else:
             for part in split_blob(blob, lab, side, round(dice_worth)):
                 part_side = math.sqrt(part.area)
@@ -409,10 +399,19 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
     return result, problems
 
 
-def _is_tray_structure(blob: Blob, side: float) -> bool:
-    """Tray walls, their shadows and the frame around the tray: long and thin, or a hollow outline."""
+LARGE_THING = "something larger than a die is in the tray (a hand?)"
+
+
+def _is_thin(blob: Blob, side: float) -> bool:
+    """What is left of tray walls and their edges after the floor is cut out: long and thin."""
+    return min(blob.rect[1]) < 0.6 * side
+
+
+def _is_large(blob: Blob, side: float) -> bool:
+    """Too much for a few touching dice: a hand, an arm, a cup. A large thing that is only outlined
+    (its inside close to the tray colour) shows as a hollow ring spread over a large box."""
     (w, h) = blob.rect[1]
-    return min(w, h) < 0.6 * side or blob.fill < 0.3
+    return not _is_thin(blob, side) and (blob.area > 9 * side * side or w * h > 16 * side * side)
 
 
 # The classifier's own confidence above which it may decide a face alone (the pip count found nothing

@@ -1,0 +1,190 @@
+"""The dice reader on pictures drawn here with cv2, its data types, and bad input."""
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import vision
+from vision.reader import read_face, FACE_PX
+from vision.reading import Die, Reading
+
+# Pip centres of each face as fractions of the side, from the face centre.
+LAYOUTS = {
+    1: [(0, 0)],
+    2: [(-0.25, -0.25), (0.25, 0.25)],
+    3: [(-0.25, -0.25), (0, 0), (0.25, 0.25)],
+    4: [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)],
+    5: [(-0.25, -0.25), (0.25, -0.25), (0, 0), (-0.25, 0.25), (0.25, 0.25)],
+    6: [(-0.25, -0.27), (0.25, -0.27), (-0.25, 0), (0.25, 0), (-0.25, 0.27), (0.25, 0.27)],
+}
+
+
+def tray(width=1280, height=960, colour=(60, 120, 40), seed=0):
+    rng = np.random.default_rng(seed)
+    image = np.empty((height, width, 3), np.uint8)
+    image[:] = colour
+    # A little sensor noise and a gentle light gradient, as any real frame has.
+    shade = np.linspace(-15, 15, width, dtype=np.float32)[None, :, None]
+    noisy = image.astype(np.float32) + shade + rng.normal(0, 3, image.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def draw_die(image, value, centre, side, angle, body=(235, 235, 235), pips=(20, 20, 20)):
+    cx, cy = centre
+    corners = cv2.boxPoints(((cx, cy), (side, side), angle)).astype(np.int32)
+    cv2.fillConvexPoly(image, corners, body, cv2.LINE_AA)
+    cos_a, sin_a = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    for u, v in LAYOUTS[value]:
+        x = cx + side * (u * cos_a - v * sin_a)
+        y = cy + side * (u * sin_a + v * cos_a)
+        cv2.circle(image, (round(x), round(y)), max(2, round(side * 0.09)), pips, -1, cv2.LINE_AA)
+
+
+def roll(values, side=70, body=(235, 235, 235), pips=(20, 20, 20), tray_colour=(60, 120, 40), seed=0):
+    image = tray(colour=tray_colour, seed=seed)
+    rng = np.random.default_rng(seed)
+    for index, value in enumerate(values):
+        centre = (200 + 220 * (index % 5), 250 + 300 * (index // 5))
+        draw_die(image, value, centre, side, float(rng.uniform(0, 90)), body, pips)
+    return image
+
+
+@pytest.mark.parametrize(
+    "body, pips, tray_colour",
+    [
+        ((235, 235, 235), (20, 20, 20), (60, 120, 40)),  # white dice, black pips, green felt
+        ((30, 30, 30), (240, 240, 240), (200, 200, 200)),  # black dice, white pips, light tray
+        ((40, 40, 200), (250, 250, 250), (90, 60, 40)),  # red dice, white pips, dark blue tray
+        ((40, 200, 230), (30, 30, 30), (40, 40, 40)),  # yellow dice, black pips, black tray
+    ],
+    ids=["white-on-green", "black-on-light", "red-on-blue", "yellow-on-black"],
+)
+def test_five_dice_of_any_contrasting_colours_are_read_exactly(body, pips, tray_colour):
+    values = [1, 3, 4, 5, 6]
+    reading = vision.read_dice(roll(values, body=body, pips=pips, tray_colour=tray_colour))
+    assert (reading.status, reading.values) == ("ok", values), reading.problems
+
+
+@pytest.mark.parametrize("side", [40, 70, 120])
+def test_the_die_size_comes_from_the_picture_not_a_constant(side):
+    values = [2, 2, 5, 6, 6]
+    reading = vision.read_dice(roll(values, side=side, seed=3))
+    assert (reading.status, reading.values) == ("ok", values), reading.problems
+
+
+def test_positions_and_sizes_are_in_frame_pixels():
+    image = tray()
+    draw_die(image, 4, (400, 300), 80, 20)
+    reading = vision.read_dice(image)
+    assert reading.values == [4]
+    die = reading.dice[0]
+    assert abs(die.x - 400) < 6 and abs(die.y - 300) < 6
+    assert 65 < die.size < 100
+
+
+def test_an_empty_tray_is_read_as_no_dice():
+    reading = vision.read_dice(tray())
+    assert (reading.status, reading.values, reading.dice) == ("ok", [], ())
+
+
+def test_something_large_in_the_tray_makes_the_reading_unsure():
+    image = roll([2, 3, 4])
+    cv2.ellipse(image, (900, 750), (260, 120), 30, 0, 360, (120, 160, 210), -1)
+    reading = vision.read_dice(image)
+    assert reading.status == "unsure" and reading.problems
+
+
+def test_a_face_without_a_symmetric_layout_is_not_given_a_value():
+    face = np.full((FACE_PX, FACE_PX, 3), 230, np.uint8)
+    for x, y in [(10, 10), (29, 12), (14, 28)]:  # three pips, not on a diagonal
+        cv2.circle(face, (x, y), 3, (20, 20, 20), -1)
+    assert read_face(face).value is None
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_each_face_layout_is_counted(value):
+    face = np.full((FACE_PX, FACE_PX, 3), 230, np.uint8)
+    half = (FACE_PX - 1) / 2
+    for u, v in LAYOUTS[value]:
+        cv2.circle(face, (round(half + u * FACE_PX), round(half + v * FACE_PX)), 3, (20, 20, 20), -1)
+    assert read_face(face).value == value
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("picture.jpg", "numpy array"),
+        (np.zeros((480, 640, 3), np.float32), "uint8"),
+        (np.zeros((20, 30, 3), np.uint8), "px"),
+        (np.zeros((480, 640, 2), np.uint8), "shape"),
+    ],
+)
+def test_bad_images_are_refused_with_a_clear_error(bad, message):
+    with pytest.raises(ValueError, match=message):
+        vision.read_dice(bad)
+
+
+def test_grey_frames_are_read_too():
+    image = cv2.cvtColor(roll([2, 6], body=(235, 235, 235), pips=(20, 20, 20), tray_colour=(90, 90, 90)),
+                         cv2.COLOR_BGR2GRAY)
+    assert vision.read_dice(image).values == [2, 6]
+
+
+@given(
+    x=st.floats(0, 2000), y=st.floats(0, 2000), size=st.floats(1, 300), angle=st.floats(-360, 360)
+)
+def test_a_die_outline_is_a_square_of_its_size_around_its_centre(x, y, size, angle):
+    corners = np.array(Die(3, x, y, size, angle, 0.9).outline)
+    assert np.allclose(corners.mean(axis=0), (x, y), atol=1e-6 * (1 + x + y))
+    sides = np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)
+    assert np.allclose(sides, size, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [dict(value=7), dict(value=0), dict(confidence=1.5), dict(size=0)],
+)
+def test_a_die_refuses_impossible_fields(fields):
+    base = dict(value=3, x=1.0, y=1.0, size=10.0, angle=0.0, confidence=0.5)
+    with pytest.raises(ValueError):
+        Die(**{**base, **fields})
+
+
+def test_a_reading_reports_plain_json_and_sorted_known_values():
+    dice = (Die(5, 10, 20, 30, 0, 0.9), Die(None, 50, 20, 30, 0, 0.0), Die(2, 90, 20, 30, 0, 0.8))
+    reading = Reading(dice, "unsure", ("the die at (50, 20) could not be read",))
+    data = json.loads(json.dumps(reading.to_dict()))
+    assert data["values"] == [2, 5]
+    assert data["status"] == "unsure"
+    assert [d["value"] for d in data["dice"]] == [5, None, 2]
+    assert set(data["dice"][0]) == {"value", "x", "y", "size", "confidence"}
+
+
+def test_an_unsure_reading_must_say_why():
+    with pytest.raises(ValueError):
+        Reading((), "unsure", ())
+    with pytest.raises(ValueError):
+        Reading((), "maybe", ("?",))
+
+
+def test_annotate_draws_on_a_copy():
+    image = roll([3, 5])
+    before = image.copy()
+    reading = vision.read_dice(image)
+    drawn = vision.annotate(image, reading)
+    assert np.array_equal(image, before)
+    assert drawn.shape == image.shape and drawn.dtype == np.uint8
+    die = reading.dice[0]
+    corner = np.round(die.outline[0]).astype(int)
+    window = (slice(corner[1] - 3, corner[1] + 4), slice(corner[0] - 3, corner[0] + 4))
+    assert not np.array_equal(drawn[window], image[window])
+
+
+def test_annotate_refuses_what_is_not_an_image():
+    with pytest.raises(ValueError):
+        vision.annotate("frame.png", Reading((), "ok"))
