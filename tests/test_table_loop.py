@@ -16,7 +16,7 @@ from hardware.fake_camera import FakeCamera
 from scorer import score
 from vision.reading import Die, Reading
 from webui.app import create_app, shutdown
-from webui.table import is_scene_cut, same_throw, thumbnail
+from webui.table import same_throw
 
 SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
 
@@ -168,18 +168,23 @@ def test_the_last_reading_is_served_annotated_and_the_preview_streams(table):
     stream.close()
 
 
-def test_scene_cuts_and_repeated_throws():
-    scene = tray(1, PLACES[0])
-    assert not is_scene_cut(thumbnail(scene), thumbnail(tray(2, PLACES[0])))
-    assert not is_scene_cut(thumbnail(scene), thumbnail(tray(2, PLACES[1])))  # dice moved
-    assert not is_scene_cut(thumbnail(scene), thumbnail(cv2.add(scene, np.full_like(scene, 40))))
-    another_tray = np.repeat(np.linspace(0, 255, 320, dtype=np.uint8)[None, :, None], 240, axis=0)
-    assert is_scene_cut(thumbnail(scene), thumbnail(np.repeat(another_tray, 3, axis=2)))
-    assert is_scene_cut(thumbnail(scene), thumbnail(tray(1, [], width=640, height=240)))
+def test_repeated_throws_are_told_from_new_ones():
     assert same_throw(reading([1, 2, 3, 4, 5]), reading([1, 2, 3, 4, 5], xs=(45, 95, 165, 215, 285)))
     assert not same_throw(reading([1, 2, 3, 4, 5]), reading([1, 2, 3, 4, 6]))
     assert not same_throw(reading([1, 2, 3, 4, 5]), reading([1, 2, 3, 4, 5], xs=(280, 220, 160, 100, 40)))
     assert not same_throw(None, reading([1, 2, 3, 4, 5]))
+
+
+def test_a_camera_changing_resolution_restarts_the_settle_detector(table):
+    reader = ScriptedReader([reading([2, 2, 2, 2, 2]), reading([4, 4, 4, 4, 4])])
+    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    client.new_game(["Ana"])
+    throw(loop, 0.0, 1, PLACES[0])
+    for step in range(6):
+        loop.process(frame(cv2.resize(tray(3, PLACES[1]), (640, 480)), 2.0 + 0.1 * step))
+    assert reader.asked == 2
+    game = client.state()["game"]
+    assert game["roll_number"] == 2 and game["dice"] == [4, 4, 4, 4, 4]
 
 
 def wait_for(client, predicate, timeout=5.0):

@@ -39,28 +39,6 @@ def encode_jpeg(image: np.ndarray, quality: int, max_width: int | None = None) -
     return data.tobytes()
 
 
-# A change over most of the picture at once is not dice or a hand: the light changed, the camera was
-# moved, or a replay cut to another scene. The settle detector compares each scene with the last one
-# it reported, so after such a change it would take every later throw for a hand; it starts afresh.
-SCENE_CUT_FRACTION = 0.3
-SCENE_CUT_LEVEL = 25
-_THUMBNAIL_WIDTH = 64
-
-
-def thumbnail(image: np.ndarray) -> np.ndarray:
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    height = max(round(grey.shape[0] * _THUMBNAIL_WIDTH / grey.shape[1]), 1)
-    return cv2.resize(grey, (_THUMBNAIL_WIDTH, height), interpolation=cv2.INTER_AREA).astype(np.int16)
-
-
-def is_scene_cut(before: np.ndarray, after: np.ndarray) -> bool:
-    if before.shape != after.shape:
-        return True
-    difference = after - before
-    difference -= np.int16(np.median(difference))  # an exposure step shifts every pixel alike
-    return float((np.abs(difference) > SCENE_CUT_LEVEL).mean()) > SCENE_CUT_FRACTION
-
-
 def same_throw(before: Any, after: Any) -> bool:
     """The same dice showing the same faces in the same places: a scene seen again, not a new throw."""
     if before is None or before.values != after.values or len(before.dice) != len(after.dice):
@@ -116,7 +94,7 @@ class TableLoop:
         self._shown_reading: np.ndarray | None = None  # annotated picture, shown until dice move
         self._still: bytes | None = None
         self._still_lock = threading.Lock()
-        self._thumbnail: np.ndarray | None = None
+        self._frame_shape: tuple[int, ...] | None = None
         self._last_reading: Any = None
         self._restart_detector = threading.Event()
         self._read_requested = threading.Event()
@@ -158,11 +136,11 @@ class TableLoop:
 
     def process(self, frame: Any) -> None:
         """Feed one camera frame (.image BGR, .timestamp seconds) through settle, read and game."""
-        small = thumbnail(frame.image)
-        cut = self._thumbnail is not None and is_scene_cut(self._thumbnail, small)
-        self._thumbnail = small
-        if cut or self._restart_detector.is_set():
+        # A reopened camera, or one switched to another resolution, starts the detector afresh: it
+        # compares frames of one size only.
+        if self._restart_detector.is_set() or frame.image.shape != self._frame_shape:
             self._restart_detector.clear()
+            self._frame_shape = frame.image.shape
             self._detector = self._make_detector()
         was_settled = self._detector.state == "settled"
         event = self._detector.update(frame.image, frame.timestamp)
@@ -206,7 +184,6 @@ class TableLoop:
 
     def _camera_changed(self, status: CameraStatus) -> None:
         if status.state == LIVE:
-            # A reopened camera may deliver another frame size; the detector starts afresh.
             self._restart_detector.set()
             self.service.camera_status("live", source=status.message)
         elif status.state in (OFFLINE, CONNECTING):
