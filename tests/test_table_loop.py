@@ -14,6 +14,7 @@ from table_helpers import TableClient, built_advisor
 
 from hardware.fake_camera import FakeCamera
 from scorer import score
+from vision import read_dice
 from vision.reading import Die, Reading
 from webui.app import create_app, shutdown
 from webui.table import same_throw
@@ -225,8 +226,6 @@ def test_replayed_throw_sequences_are_read_into_rolls_and_scores(table):
     """End to end with the real reader and settle detector: two generated sequences (one throw, then
     two), frame by frame at their own times. Every resting scene is read once; each read surely is
     the next roll with the dice the sequence shows at rest; the rest are shown and not counted."""
-    from vision import read_dice
-
     calls = []
 
     def counting_reader(image):
