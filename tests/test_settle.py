@@ -16,10 +16,14 @@ SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
 FPS = 10.0
 
 
-def tray(noise: float, seed: int, squares=(), exposure: float = 1.0, arm: tuple | None = None) -> np.ndarray:
-    """A 320x240 grey-green tray with light squares (dice) at (x, y), sensor noise, optional arm from the left."""
+def tray(noise: float, seed: int, squares=(), exposure: float = 1.0, arm: tuple | None = None,
+         felt=(60, 110, 50), table=None) -> np.ndarray:
+    """A 320x240 tray (grey-green felt unless told) with light squares (dice) at (x, y), sensor noise,
+    optional arm from the left, optional table colour showing round the tray."""
     rng = np.random.default_rng(seed)
-    image = np.full((240, 320, 3), (60, 110, 50), np.float32)
+    image = np.full((240, 320, 3), felt if table is None else table, np.float32)
+    if table is not None:
+        image[20:220, 20:300] = felt
     for x, y in squares:
         image[int(y):int(y) + 16, int(x):int(x) + 16] = (225, 225, 225)
     if arm is not None:
@@ -35,13 +39,13 @@ def run(detector: SettleDetector, frames) -> list[float]:
 DICE = [(60, 50), (120, 90), (200, 60), (150, 170), (250, 150)]
 
 
-def throw_frames(noise: float, start_seed: int, moving: int = 8, still: int = 10, dice=DICE):
+def throw_frames(noise: float, start_seed: int, moving: int = 8, still: int = 10, dice=DICE, **looks):
     """Dice sliding in from the left edge and stopping at `dice`."""
     frames = []
     for k in range(moving):
         left = (moving - k) * 25
-        frames.append(tray(noise, start_seed + k, [(x - left, y) for x, y in dice]))
-    frames += [tray(noise, start_seed + moving + k, dice) for k in range(still)]
+        frames.append(tray(noise, start_seed + k, [(x - left, y) for x, y in dice], **looks))
+    frames += [tray(noise, start_seed + moving + k, dice, **looks) for k in range(still)]
     return frames
 
 
@@ -63,6 +67,12 @@ def test_a_scene_at_rest_is_reported_exactly_once_after_the_still_time(noise, st
     events = [t for i, t in enumerate(times) if detector.update(tray(noise, seed + i, DICE), t)]
     assert len(events) == 1
     assert still_seconds - 1e-6 <= events[0] <= still_seconds + 1 / fps + 1e-6
+
+
+def test_bright_dice_landing_on_a_dark_tray_inside_a_bright_table_are_not_taken_for_an_arm():
+    empty = [tray(2.0, 500 + k, (), felt=(25, 25, 25), table=(90, 200, 90)) for k in range(3)]
+    frames = empty + throw_frames(2.0, 0, felt=(25, 25, 25), table=(90, 200, 90))
+    assert run(SettleDetector(), frames) == [pytest.approx(1.4)]
 
 
 def test_nothing_is_reported_while_the_dice_keep_moving():

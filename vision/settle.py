@@ -121,8 +121,10 @@ class SettleDetector:
         twice = cv2.resize(frame, (2 * self.width, 2 * height), interpolation=cv2.INTER_AREA)
         grey = cv2.cvtColor(twice, cv2.COLOR_BGR2GRAY) if twice.ndim == 3 else twice
         small = cv2.resize(grey.astype(np.float32), (self.width, height), interpolation=cv2.INTER_AREA)
-        # auto-exposure scales the whole picture; dividing by the mean undoes that before comparing
-        return small * (128.0 / max(float(small.mean()), 1.0))
+        # auto-exposure scales the whole picture; dividing by the median undoes that before comparing
+        # (the mean would not do: bright dice landing on a dark tray raise it, and the rescaled
+        # table round the tray would look like an arm)
+        return small * (128.0 / max(_median(small), 1.0))
 
     @staticmethod
     def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
