@@ -289,3 +289,16 @@ def test_the_table_button_reads_now_and_the_light_follows_the_game(table):
                 client.post("/api/roll", {"dice": [1, 2, 3, 4, 5]})
             client.post("/api/record", {"category": category})
         assert client.state()["game"]["is_over"] and not panel.light_is_on
+
+
+def test_confidence_belongs_to_the_camera_roll_only(table):
+    reader = ScriptedReader([reading([1, 2, 3, 4, 5])])
+    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    client.new_game(["Ana"])
+    throw(loop, 0.0, 1, PLACES[0])
+    assert client.state()["game"]["dice_confidence"] == [0.9] * 5
+    assert client.post("/api/correct", {"die": 0, "value": 6}).get_json()["game"]["dice_confidence"] is None
+    assert client.post("/api/undo", {}).get_json()["game"]["dice_confidence"] == [0.9] * 5
+    client.post("/api/undo", {})
+    manual = client.post("/api/roll", {"dice": [6, 6, 6, 6, 6]}).get_json()["game"]
+    assert manual["dice_source"] == "manual" and manual["dice_confidence"] is None

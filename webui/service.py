@@ -66,7 +66,7 @@ class FinishedGameError(TableError):
 
 class TableService:
     def __init__(self, store: GameStore, *, camera_source: str = "off",
-                 advisor: Advisor | Callable[[], Advisor | None] | None = None):
+                 advisor: Advisor | None = None):
         self.store = store
         self._lock = threading.RLock()
         self._advisor = advisor
@@ -326,15 +326,10 @@ class TableService:
                  "camera": dict(self._camera)}
         return json.dumps(state, separators=(",", ":"), ensure_ascii=False)
 
-    def _current_advisor(self) -> Advisor | None:
-        if self._advisor is None or hasattr(self._advisor, "advise"):
-            return self._advisor  # type: ignore[return-value]
-        return self._advisor()  # a getter: None until the advisor has loaded
-
     def _view(self, game_id: int, game: Game, live: bool = True) -> dict[str, Any]:
         view = game.view()
         del view["actions"]
-        advisor = self._current_advisor()
+        advisor = self._advisor
         source, confidence = None, None
         if game.dice is not None:
             source, confidence = self._dice_origin(game, live)
@@ -353,10 +348,12 @@ class TableService:
         last = actions[-1]
         if last["type"] == "correct":
             return "corrected", None
+        source = last.get("source", "manual")
         confidence = None
-        if live and self._confidence is not None and self._confidence[0] == len(actions):
+        if (live and source == "camera" and self._confidence is not None
+                and self._confidence[0] == len(actions)):
             confidence = self._confidence[1]
-        return last.get("source", "manual"), confidence
+        return source, confidence
 
     def _history_entry(self, game: Game, turn: Any, advisor: Advisor | None) -> dict[str, Any]:
         entry = turn.to_dict()
