@@ -149,12 +149,6 @@ def test_bad_input_is_refused_with_a_reason():
         SettleDetector(still_seconds=-1)
 
 
-def _sequence_folders():
-    if not SEQUENCES.is_dir():
-        pytest.fail("samples/sequences is missing: run python -m vision.synth --out samples --sequences")
-    return sorted(p for p in SEQUENCES.iterdir() if p.is_dir())
-
-
 @pytest.mark.parametrize("name", ["single_throw", "two_throws", "hand_in_tray", "noisy_throw"])
 def test_each_generated_sequence_is_reported_once_per_resting_scene(name):
     folder = SEQUENCES / name

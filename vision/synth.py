@@ -220,8 +220,9 @@ def look_at(position: np.ndarray, target: np.ndarray, roll_deg: float) -> np.nda
     return _rot_z(roll) @ rotation
 
 
-def _mm_points_of_tray(scene_tray: tuple[float, float], wall: float) -> np.ndarray:
-    w, d = scene_tray
+def _tray_corners(tray: tuple[float, float], wall: float) -> np.ndarray:
+    """The 8 corners of the tray floor and wall tops, in millimetres."""
+    w, d = tray
     return np.array([[sx * w / 2, sy * d / 2, z] for sx in (-1, 1) for sy in (-1, 1) for z in (0, wall)])
 
 
@@ -235,7 +236,7 @@ def make_camera(rng: np.random.Generator, width: int, height: int, tray: tuple[f
     position = target + distance * np.array([math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth),
                                              math.cos(tilt)])
     rotation = look_at(position, target, rng.uniform(-4, 4))
-    cam = (_mm_points_of_tray(tray, wall) - position) @ rotation.T
+    cam = (_tray_corners(tray, wall) - position) @ rotation.T
     spread_x = np.max(np.abs(cam[:, 0] / cam[:, 2]))
     spread_y = np.max(np.abs(cam[:, 1] / cam[:, 2]))
     fill = rng.uniform(0.86, 1.04)  # above 1 crops the tray walls a little, as a close camera would
@@ -790,7 +791,6 @@ def sequence_scenes(name: str, seed: int) -> tuple[list[Scene], dict]:
         throw(rerolled, again, 6)
         hold(rerolled, 8)
     elif name == "hand_in_tray":
-        hold([], 0)
         rest_starts.append(0)
         hold(rest, 5)
         reach(rest, _random_hand(rng, base.camera, rest), 3, 7)
