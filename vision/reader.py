@@ -362,6 +362,10 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
     if side is None:
         if any(_is_large(b, 4 * MIN_DIE_PX * scale) for b in blobs):
             problems.append(LARGE_THING)
+        elif any(not _is_thin(b, 2 * MIN_DIE_PX * scale) for b in blobs):
+            # Something die-sized stands out but nothing has a die's shape: a die against a wall,
+            # a die in shadow. Saying "no dice" here could be wrong, so say what is known.
+            problems.append(SHAPELESS)
         return [], problems
     spots: list[tuple[Blob, str]] = []
     for blob in blobs:
@@ -369,9 +373,9 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
             problems.append(LARGE_THING)
             continue
         dice_worth = blob.area / (side * side)
-        if _is_thin(blob, side) or blob.fill < 0.3 or dice_worth < 0.3:
+        if _is_thin(blob, side) or dice_worth < 0.3:
             continue  # a wall's edge, a crack, a crumb
-        if dice_worth <= 1.6:
+        if dice_worth <= 1.6 or blob.fill < 0.3:
             spots.append((blob, ODD_SHAPE))
         else:
             for part in split_blob(blob, lab, side, round(dice_worth)):
@@ -395,6 +399,7 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
 
 ODD_SHAPE = "a die is tilted or odd-shaped (cocked against a wall or another die?)"
 UNSEPARATED = "touching dice could not be told apart"
+SHAPELESS = "something stands out from the tray but has no die's shape"
 LARGE_THING = "something larger than a die is in the tray (a hand?)"
 
 
