@@ -364,3 +364,8 @@ def test_a_game_whose_journal_does_not_replay_does_not_stop_the_table(make_clien
     assert client.state()["game"] is None
     assert [g["id"] for g in client.http.get("/api/games").get_json()["games"]] == [game_id]
     assert client.new_game(["Ben"])["game"]["players"] == ["Ben"]
+
+
+def test_never_in_debug_mode_even_when_the_environment_asks(make_client, monkeypatch):
+    monkeypatch.setenv("FLASK_DEBUG", "1")
+    assert make_client().app.debug is False

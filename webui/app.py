@@ -36,6 +36,7 @@ def create_app(settings: Settings | Mapping[str, Any] | None = None,
     app.extensions["yacht_table_loop"].start()). `loop_options` go to webui.table.TableLoop."""
     settings = _as_settings(settings)
     app = Flask(__name__)
+    app.debug = False  # even with FLASK_DEBUG set: a table on the home Wi-Fi never runs in debug mode
     store = GameStore.in_data_dir(settings.data_dir)
     service = TableService(store, camera_source="off" if camera is None else settings.camera,
                            advisor=advisor)
