@@ -86,9 +86,9 @@ def foreground_mask(work_bgr: np.ndarray) -> np.ndarray:
     """1 where something stands out from the tray floor (a die, a hand), 0 elsewhere."""
     height, width = work_bgr.shape[:2]
     lab = cv2.cvtColor(work_bgr, cv2.COLOR_BGR2LAB)
-    # A median over windows of ~1/8 of the frame: wider than a cluster of a few dice, narrow enough
+    # A median over windows of ~1/4 of the frame: wider than a cluster of dice or a hand, narrow enough
     # to follow uneven light across the tray.
-    coarse = cv2.resize(lab, (max(width // 16, 8), max(height // 16, 8)), interpolation=cv2.INTER_AREA)
+    coarse = cv2.resize(lab, (max(width // 32, 8), max(height // 32, 8)), interpolation=cv2.INTER_AREA)
     background = cv2.resize(cv2.medianBlur(coarse, 5), (width, height), interpolation=cv2.INTER_LINEAR)
     lightness, background_lightness = lab[..., 0], background[..., 0]
     lightness_change = cv2.absdiff(lightness, background_lightness)
@@ -368,13 +368,19 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
             problems.append(SHAPELESS)
         return [], problems
     spots: list[tuple[Blob, str]] = []
+    hints: list[Blob] = []
     for blob in blobs:
         if _is_large(blob, side):
             problems.append(LARGE_THING)
             continue
         dice_worth = blob.area / (side * side)
-        if _is_thin(blob, side) or dice_worth < 0.3:
-            continue  # a wall's edge, a crack, a crumb
+        if dice_worth < 0.3 and max(blob.rect[1]) < side:
+            # Only the pips of a white die on a light tray may stand out: look for a face around them.
+            if dice_worth >= 0.05:
+                hints.append(blob)
+            continue
+        if _is_thin(blob, side) or dice_worth < 0.3 or (blob.fill < 0.3 and max(blob.rect[1]) > 3 * side):
+            continue  # a wall's edge or corner, a crack, a crumb
         if dice_worth <= 1.6 or blob.fill < 0.3:
             spots.append((blob, ODD_SHAPE))
         else:
@@ -394,6 +400,12 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
             result.append(DieSpot(box, None))
         else:
             result.append(DieSpot(box, problem))
+    for hint in hints:
+        (cx, cy) = hint.rect[0]
+        face = refine_box(frame, ((cx / scale, cy / scale), (side / scale, side / scale), 0.0))
+        if face is not None and 0.7 * side / scale <= min(face[1]) and max(face[1]) <= 1.4 * side / scale:
+            if not any(math.dist(face[0], known.box[0]) < 0.7 * side / scale for known in result):
+                result.append(DieSpot(face, None))
     return result, problems
 
 
@@ -409,10 +421,8 @@ def _is_thin(blob: Blob, side: float) -> bool:
 
 
 def _is_large(blob: Blob, side: float) -> bool:
-    """Too much for a few touching dice: a hand, an arm, a cup. A large thing that is only outlined
-    (its inside close to the tray colour) shows as a hollow ring spread over a large box."""
-    (w, h) = blob.rect[1]
-    return not _is_thin(blob, side) and (blob.area > 9 * side * side or w * h > 16 * side * side)
+    """Too much for a few touching dice: a hand, an arm, a cup; not the hollow corner of a wall."""
+    return not _is_thin(blob, side) and blob.fill >= 0.25 and blob.area > 9 * side * side
 
 
 # How the pip count and the learned classifier are combined, measured on the detected dice of the
