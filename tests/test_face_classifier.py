@@ -161,11 +161,11 @@ def test_a_missing_model_file_is_reported_by_name(tmp_path):
 @given(
     angle=st.floats(0, 360),
     side=st.floats(20, 90),
-    cx=st.floats(60, 140),
-    cy=st.floats(60, 140),
+    cx=st.floats(120, 180),
+    cy=st.floats(120, 180),
 )
 def test_a_rotated_square_is_cropped_upright_and_centred(angle, side, cx, cy):
-    image = np.zeros((200, 200, 3), np.uint8)
+    image = np.zeros((300, 300, 3), np.uint8)  # large enough that neither square nor crop meets an edge
     corners = cv2.boxPoints(((cx, cy), (side, side), angle))
     cv2.fillPoly(image, [np.round(corners * 16).astype(np.int32)], (255, 255, 255), cv2.LINE_AA, shift=4)
     crop = crop_faces(image, [((cx, cy), (side, side), angle)], margin=1.3)[0, :, :, 0]
@@ -205,4 +205,4 @@ def test_real_photos_of_the_test_split_are_read_accurately():
 
 
 # Measured on the byler-d6 test split with labelled boxes (see README): a little below it.
-ACCURACY_FLOOR = 0.80
+ACCURACY_FLOOR = 0.86
