@@ -302,6 +302,8 @@ def refine_box(frame: np.ndarray, box) -> tuple[tuple[float, float], tuple[float
     (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
     if min(fw, fh) < 0.2 * size or max(fw, fh) > 1.35 * min(fw, fh):
         return None
+    if cv2.contourArea(contour) < 0.82 * fw * fh:
+        return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
     k = max(int(span), 4) / size
     origin_x = cx - (max(int(span), 4) - 1) / 2.0
     origin_y = cy - (max(int(span), 4) - 1) / 2.0
