@@ -79,6 +79,9 @@ def run_read(args: argparse.Namespace) -> int:
             annotate_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ValueError(f"cannot make the --annotate folder {annotate_dir}: {error.strerror}") from None
+    from .reader import prepare
+
+    prepare()  # the classifier loads before the first picture's clock starts
     any_error = False
     for path in args.images:
         result = read_one(path, annotate_dir)

@@ -445,6 +445,16 @@ CLASSIFIER_ALONE = 0.95
 MIN_CONFIDENCE = 0.5
 
 
+def prepare() -> None:
+    """Load the face classifier's network now (when installed), so that the first frame read is not
+    slowed by it: for a camera loop or a command that times its readings."""
+    classifier = _face_classifier()
+    if classifier is not None:
+        from .face_classifier import CROP_SIZE
+
+        classifier.logits(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32))
+
+
 def _face_classifier():
     from . import face_classifier
 
