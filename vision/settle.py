@@ -96,13 +96,14 @@ class SettleDetector:
             if self.state != "settled":
                 self.state = "settling"
             return None
-        since_report = self._changed(self._difference(small, self._background))
+        since_report = self._difference(small, self._background)
+        changed = self._changed(since_report)
         # a change over most of the view is new light or a moved camera, not an arm: a new scene
-        if since_report.mean() < SCENE_CHANGE and self._hand_in_view(since_report):
+        if changed.mean() < SCENE_CHANGE and self._hand_in_view(changed):
             self.state = "hand"
             return None
         self.state = "settled"
-        if self._reported_once and not self._moved(self._difference(small, self._background)):
+        if self._reported_once and not self._moved(since_report):
             return None  # the scene already reported: a hand came and went and moved nothing
         self._background = small
         self._reported_once = True
@@ -120,17 +121,29 @@ class SettleDetector:
         # noise keeps its fractions (the noise estimate needs them)
         twice = cv2.resize(frame, (2 * self.width, 2 * height), interpolation=cv2.INTER_AREA)
         grey = cv2.cvtColor(twice, cv2.COLOR_BGR2GRAY) if twice.ndim == 3 else twice
-        small = cv2.resize(grey.astype(np.float32), (self.width, height), interpolation=cv2.INTER_AREA)
-        # auto-exposure scales the whole picture; dividing by the median undoes that before comparing
-        # (the mean would not do: bright dice landing on a dark tray raise it, and the rescaled
-        # table round the tray would look like an arm)
-        return small * (128.0 / max(_median(small), 1.0))
+        return cv2.resize(grey.astype(np.float32), (self.width, height), interpolation=cv2.INTER_AREA)
 
     @staticmethod
-    def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        difference = a - b
-        # a change of exposure shifts every pixel alike; only what moved should remain
-        return difference - _median(difference)
+    def _difference(current: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """What changed, with any change of exposure taken out: current - (gain * reference + offset),
+        gain and offset fitted to the pixels that did not move. (Normalising each frame on its own by
+        its mean or median fails: dice landing shift those statistics, and the rescaled table round
+        the tray then looks like an arm.)"""
+        x = reference.ravel()[::5]
+        y = current.ravel()[::5]
+        keep = np.ones(x.shape, bool)
+        gain, offset = 1.0, _median(y - x)
+        for _ in range(2):
+            xs, ys = x[keep], y[keep]
+            spread = float(xs.var()) if xs.size > 1 else 0.0
+            if spread > 1.0:
+                gain = float(((xs - xs.mean()) * (ys - ys.mean())).mean()) / spread
+                offset = float(ys.mean()) - gain * float(xs.mean())
+            residual = y - (gain * x + offset)
+            centre = _median(residual)
+            deviation = 1.4826 * _median(np.abs(residual - centre))
+            keep = np.abs(residual - centre) <= 3 * deviation + 0.5
+        return current - (gain * reference + offset)
 
     def _learn_noise(self, step: np.ndarray) -> None:
         # Both estimates of the noise sigma ignore the few moving pixels: 1.4826 * the median absolute
@@ -153,7 +166,9 @@ class SettleDetector:
         return float(patches.mean()) > self.min_changed
 
     def _hand_in_view(self, changed: np.ndarray) -> bool:
-        mask = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
+        # opening first: scattered noise must not join up into an arm-sized region
+        square = np.ones((3, 3), np.uint8)
+        mask = cv2.dilate(cv2.erode(changed.astype(np.uint8), square), square, iterations=2)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         height, width = mask.shape
         for label in range(1, count):
