@@ -81,7 +81,7 @@ def run_read(args: argparse.Namespace) -> int:
             raise ValueError(f"cannot make the --annotate folder {annotate_dir}: {error.strerror}") from None
     from .reader import prepare
 
-    prepare()  # the classifier loads before the first picture's clock starts
+    prepare()  # one-time set-up (tables, the classifier) before the first picture's clock starts
     any_error = False
     for path in args.images:
         result = read_one(path, annotate_dir)

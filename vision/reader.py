@@ -446,8 +446,10 @@ MIN_CONFIDENCE = 0.5
 
 
 def prepare() -> None:
-    """Load the face classifier's network now (when installed), so that the first frame read is not
-    slowed by it: for a camera loop or a command that times its readings."""
+    """Do the one-time set-up now, so the first frame read is not slowed by it: OpenCV builds its
+    Lab conversion tables on first use (half a second here) and the classifier loads its network.
+    For a camera loop or a command that times its readings."""
+    cv2.cvtColor(np.zeros((2, 2, 3), np.uint8), cv2.COLOR_BGR2LAB)
     classifier = _face_classifier()
     if classifier is not None:
         from .face_classifier import CROP_SIZE
