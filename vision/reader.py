@@ -441,6 +441,8 @@ def _is_large(blob: Blob, side: float) -> bool:
 # split figures in the README are the honest ones.)
 AGREEMENT_MIN = 0.5
 CLASSIFIER_ALONE = 0.95
+# An odd-shaped blob without pips is not a die when the classifier is this sure it shows no face.
+NOT_A_FACE_MIN = 0.8
 # Without the classifier the pip count is trusted when its own layout check is this sure.
 MIN_CONFIDENCE = 0.5
 
@@ -490,8 +492,13 @@ def read_dice(image: np.ndarray, use_classifier: bool = True) -> Reading:
         learned = classifier.classify(frame, boxes) if classifier is not None else [None] * len(boxes)
         for spot, face, opinion in zip(spots, faces, learned):
             classical = read_face(face)
-            if classical.pip_count == 0 and spot.problem is None and (opinion is None or opinion[0] is None):
-                continue  # every face has a pip: a blob without any is a screw head, a wall, a crumb
+            no_face = opinion is not None and opinion[0] is None
+            if classical.pip_count == 0 and (
+                    (spot.problem is None and (opinion is None or no_face))
+                    or (no_face and opinion[1] >= NOT_A_FACE_MIN)):
+                # Every face has a pip: a blob without any is a screw head, a wall's corner, a crumb.
+                # An odd-shaped one is let go only when the classifier, too, is sure it is no face.
+                continue
             value, confidence = combine(classical, opinion)
             (cx, cy), (w, h), angle = spot.box
             dice.append(Die(value, cx, cy, max(math.sqrt(w * h), 1.0), angle, round(min(max(confidence, 0.0), 1.0), 3)))
