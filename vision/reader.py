@@ -443,6 +443,9 @@ AGREEMENT_MIN = 0.5
 CLASSIFIER_ALONE = 0.95
 # An odd-shaped blob without pips is not a die when the classifier is this sure it shows no face.
 NOT_A_FACE_MIN = 0.8
+# An odd-shaped blob (touching dice, a side face in view) is read without doubt when the pip count
+# (sure of its layout) and the classifier agree on its face, the classifier this surely.
+SHAPE_DOUBT_CLEARED = 0.6
 # Without the classifier the pip count is trusted when its own layout check is this sure.
 MIN_CONFIDENCE = 0.5
 
@@ -502,7 +505,9 @@ def read_dice(image: np.ndarray, use_classifier: bool = True) -> Reading:
             value, confidence = combine(classical, opinion)
             (cx, cy), (w, h), angle = spot.box
             dice.append(Die(value, cx, cy, max(math.sqrt(w * h), 1.0), angle, round(min(max(confidence, 0.0), 1.0), 3)))
-            if spot.problem is not None:
+            shape_doubt_cleared = (opinion is not None and opinion[0] == classical.value
+                                   and opinion[1] >= SHAPE_DOUBT_CLEARED and classical.confidence >= 0.8)
+            if spot.problem is not None and not shape_doubt_cleared:
                 problems.append(spot.problem)
             elif value is None:
                 problems.append(f"the die at ({cx:.0f}, {cy:.0f}) could not be read")
