@@ -239,7 +239,8 @@ def training_batch(data: LabelledSet, count: int, negative_share: float, rng: np
     return crops, labels
 
 
-def build_network():
+def build_network(width: int = 16):
+    """About 61k parameters at width 16, 137k at 24; the work per crop grows with width squared."""
     import torch.nn as nn
 
     def block(channels_in: int, channels_out: int) -> list:
@@ -251,17 +252,17 @@ def build_network():
 
     # Plain Conv/BatchNorm/ReLU/MaxPool/GlobalAveragePool/Gemm: what cv2.dnn runs in OpenCV 4.11 and 5.x.
     return nn.Sequential(
-        *block(3, 16),
+        *block(3, width),
         nn.MaxPool2d(2),
-        *block(16, 32),
+        *block(width, 2 * width),
         nn.MaxPool2d(2),
-        *block(32, 64),
+        *block(2 * width, 4 * width),
         nn.MaxPool2d(2),
-        *block(64, 64),
+        *block(4 * width, 4 * width),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.2),
-        nn.Linear(64, CLASS_COUNT),
+        nn.Linear(4 * width, CLASS_COUNT),
     )
 
 
@@ -347,7 +348,7 @@ def train(args) -> None:
         plain = _fixed_crops(holdout, None)
         jittered = _fixed_crops(holdout, 1)
 
-    net = build_network()
+    net = build_network(args.width)
     if args.resume:
         net.load_state_dict(torch.load(args.resume))
         print(f"starting from the weights in {args.resume}")
@@ -506,6 +507,7 @@ def main(argv=None) -> None:
     train_parser.add_argument("--negative-share", type=float, default=0.2)
     train_parser.add_argument("--holdout-every", type=int, default=0,
                               help="hold out every Nth train image to watch progress (0: none)")
+    train_parser.add_argument("--width", type=int, default=16, help="channels of the first layer")
     train_parser.add_argument("--save-weights", type=Path, help="also keep the torch weights here")
     train_parser.add_argument("--resume", type=Path, help="start from torch weights saved by --save-weights")
     train_parser.add_argument("--threads", type=int, default=1)
