@@ -206,3 +206,14 @@ def test_voting_without_a_majority_is_unsure_and_says_why():
     assert any("disagree" in p for p in result.problems)
     with pytest.raises(ValueError):
         agreed_reading([])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(1, 6), min_size=0, max_size=3), st.booleans()), min_size=1,
+                max_size=6), st.sampled_from([0.0, 0.5, 0.66]))
+def test_a_voted_reading_is_ok_only_when_more_than_the_quorum_read_it_so(frames, quorum):
+    readings = [reading(*values, status="ok" if ok else "unsure") for values, ok in frames]
+    result = agreed_reading(readings, quorum)
+    agreeing = sum(r.status == "ok" and r.values == result.values for r in readings)
+    assert result.status == "unsure" or agreeing > quorum * len(readings)
+    assert result.status == "ok" or any("disagree" in p for p in result.problems)
