@@ -129,20 +129,15 @@ class SettleDetector:
         gain and offset fitted to the pixels that did not move. (Normalising each frame on its own by
         its mean or median fails: dice landing shift those statistics, and the rescaled table round
         the tray then looks like an arm.)"""
+        # every fifth pixel is plenty for two numbers, and this runs on every frame
         x = reference.ravel()[::5]
         y = current.ravel()[::5]
-        keep = np.ones(x.shape, bool)
-        gain, offset = 1.0, _median(y - x)
-        for _ in range(2):
-            xs, ys = x[keep], y[keep]
-            spread = float(xs.var()) if xs.size > 1 else 0.0
-            if spread > 1.0:
-                gain = float(((xs - xs.mean()) * (ys - ys.mean())).mean()) / spread
-                offset = float(ys.mean()) - gain * float(xs.mean())
-            residual = y - (gain * x + offset)
-            centre = _median(residual)
-            deviation = 1.4826 * _median(np.abs(residual - centre))
-            keep = np.abs(residual - centre) <= 3 * deviation + 0.5
+        gain, offset = _line_through(x, y)
+        # refit without what moved: it stands out of the first fit, made while it still counted
+        residual = y - (gain * x + offset)
+        away = np.abs(residual - _quantile(residual, 0.5))
+        still = away <= 3 * 1.4826 * _quantile(away, 0.5) + 0.5
+        gain, offset = _line_through(x[still], y[still])
         return current - (gain * reference + offset)
 
     def _learn_noise(self, step: np.ndarray) -> None:
@@ -151,7 +146,7 @@ class SettleDetector:
         # change at all and the noise lives in the tail. Learning only from quiet frames keeps a hand
         # filling the view from inflating it.
         sample = np.abs(step.ravel()[::3])
-        level = max(1.4826 * float(np.median(sample)), float(np.quantile(sample, 0.9)) / 1.645, 0.25)
+        level = max(1.4826 * _quantile(sample, 0.5), _quantile(sample, 0.9) / 1.645, 0.25)
         if self.noise is None:
             self.noise = level
         elif not self._moved(step) or level < self.noise:
@@ -179,9 +174,21 @@ class SettleDetector:
         return False
 
 
-def _median(values: np.ndarray) -> float:
-    # every third pixel gives the same robust statistic at a third of the cost, on every frame
-    return float(np.median(values.ravel()[::3]))
+def _line_through(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Least-squares gain and offset taking x to y; a plain shift when x is too flat to show a gain."""
+    if x.size < 2:
+        return 1.0, 0.0
+    spread = float(x.var())
+    if spread <= 1.0:
+        return 1.0, _quantile(y - x, 0.5)
+    gain = float(((x - x.mean()) * (y - y.mean())).mean()) / spread
+    return gain, float(y.mean()) - gain * float(x.mean())
+
+
+def _quantile(values: np.ndarray, fraction: float) -> float:
+    """The value `fraction` of the way up the sorted values (no interpolation: cheaper than np.quantile)."""
+    k = min(int(fraction * values.size), values.size - 1)
+    return float(np.partition(values, k)[k])
 
 
 def agreed_reading(readings: Sequence[Reading], quorum: float = 0.5) -> Reading:
