@@ -361,8 +361,10 @@ def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int
             centre = camera.project(die.centre()[None] + [[0, 0, die.size / 2]])[0]
             pixels = die.size * camera.focal / float(np.linalg.norm(camera.position - die.centre()))
             offset = rng.uniform(-0.3, 0.3, 2) * pixels
+            # a sheen wider than a pip: a pip-sized bright spot on a dark die would be a fake pip,
+            # which belongs in an unsure sample, not in one expected to read
             glare.append((float(centre[0] + offset[0]), float(centre[1] + offset[1]),
-                          float(pixels * rng.uniform(0.06, 0.14)), float(rng.uniform(0.2, 0.45))))
+                          float(pixels * rng.uniform(0.22, 0.4)), float(rng.uniform(0.15, 0.35))))
     if rng.random() < 0.3:
         glare.append((float(rng.uniform(0, width)), float(rng.uniform(0, height)),
                       float(width * rng.uniform(0.03, 0.08)), float(rng.uniform(0.15, 0.35))))
