@@ -393,7 +393,15 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
             for part in split_blob(blob, lab, side, round(dice_worth)):
                 if math.sqrt(part.area) >= 0.6 * side:
                     spots.append((part, UNSEPARATED))
-    result = []
+    result: list[DieSpot] = []
+    # Two dice lying flat cannot have centres closer than most of a side: a second spot that near is
+    # the same die found twice (a blob part and the face refined from its neighbour, a pip hint).
+    min_gap = 0.7 * side / scale
+
+    def add(spot: DieSpot) -> None:
+        if not any(math.dist(spot.box[0], known.box[0]) < min_gap for known in result):
+            result.append(spot)
+
     for blob, problem in spots:
         (cx, cy), (w, h), angle = blob.rect
         box = ((cx / scale, cy / scale), (w / scale, h / scale), angle)
@@ -401,17 +409,16 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
         if face is not None and 0.6 * side / scale <= min(face[1]) and max(face[1]) <= 1.5 * side / scale:
             # A square top face of a die's size shows, whatever the blob's shape (a side face seen
             # at a slant, a neighbour's edge): the face is what counts.
-            result.append(DieSpot(face, None))
+            add(DieSpot(face, None))
         elif blob.looks_like_one_die and problem == ODD_SHAPE:
-            result.append(DieSpot(box, None))
+            add(DieSpot(box, None))
         else:
-            result.append(DieSpot(box, problem))
+            add(DieSpot(box, problem))
     for hint in hints:
         (cx, cy) = hint.rect[0]
         face = refine_box(frame, ((cx / scale, cy / scale), (side / scale, side / scale), 0.0))
         if face is not None and 0.7 * side / scale <= min(face[1]) and max(face[1]) <= 1.4 * side / scale:
-            if not any(math.dist(face[0], known.box[0]) < 0.7 * side / scale for known in result):
-                result.append(DieSpot(face, None))
+            add(DieSpot(face, None))
     return result, problems
 
 
