@@ -77,6 +77,7 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
           f"   (ok and exact {sum(s.exact and not s.unsure for s in scores) / count:.1%})")
     if has_boxes:
         print(f"  per-die accuracy {sum(s.dice_right for s in scores) / max(labelled, 1):7.1%}")
+        print(f"  misread dice     {sum(s.dice_misread for s in scores):5d}    (found, given a value, the wrong one)")
     print(f"  unsure           {sum(s.unsure for s in scores) / count:7.1%}")
     print(f"  silent-wrong     {sum(s.silent_wrong for s in scores) / count:7.1%}"
           f"   ({sum(s.silent_wrong for s in scores)} images)")

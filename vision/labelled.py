@@ -45,6 +45,7 @@ class Score:
     unsure: bool
     dice_labelled: int
     dice_right: int
+    dice_misread: int
 
 
 def _values(text: str) -> tuple[int, ...]:
@@ -90,11 +91,12 @@ def load_folder(folder: Path, split: str | None = None) -> list[LabelledImage]:
 
 def score(reading: Reading, label: LabelledImage, width: int, height: int) -> Score:
     """Exact: the values read are the labelled ones. Silent wrong: status ok yet not exact.
-    Dice right: labelled dice whose centre holds a detection (nearest first) with the right value."""
+    Dice right: labelled dice whose centre holds a detection (nearest first) with the right value;
+    dice misread: those whose detection was given a value, and the wrong one."""
     values = tuple(reading.values)
     exact = values == label.values
     boxes = label.boxes_in_pixels(width, height)
-    right = 0
+    right = misread = 0
     if boxes is not None:
         free = list(reading.dice)
         for box in boxes:
@@ -104,5 +106,6 @@ def score(reading: Reading, label: LabelledImage, width: int, height: int) -> Sc
             nearest = min(inside, key=lambda d: (d.x - box.x) ** 2 + (d.y - box.y) ** 2)
             free.remove(nearest)
             right += nearest.value == box.value
+            misread += nearest.value is not None and nearest.value != box.value
     return Score(exact, reading.status == "ok" and not exact, reading.status == "unsure",
-                 len(boxes) if boxes is not None else len(label.values), right)
+                 len(boxes) if boxes is not None else len(label.values), right, misread)
