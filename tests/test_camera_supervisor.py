@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hardware.camera import CameraUnavailable
 from hardware.fake_camera import FakeCamera, blank_image
 from hardware.supervisor import LIVE, OFFLINE, STOPPED, CameraSupervisor, retry_delay
 

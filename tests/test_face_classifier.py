@@ -22,39 +22,13 @@ from vision.face_classifier import (
     default_classifier,
 )
 
+from drawn_dice import draw_die, tray as plain_tray
+
 REPO = Path(__file__).resolve().parents[1]
 BYLER = REPO.parent / "shared" / "datasets" / "byler-d6"
 
-# Pip centres on a face spanning -1..1, per value.
-PIPS = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-}
-
-
-def draw_die(image, value, centre, side, angle_deg, die_colour, pip_colour):
-    """Paint a die's top face (rounded square with pips) and return its rotated box."""
-    cx, cy = centre
-    box = ((float(cx), float(cy)), (float(side), float(side)), float(angle_deg))
-    corners = cv2.boxPoints(box)
-    cv2.fillPoly(image, [np.round(corners * 16).astype(np.int32)], die_colour, cv2.LINE_AA, shift=4)
-    cos_a, sin_a = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
-    for u, v in PIPS[value]:
-        du, dv = u * side * 0.27, v * side * 0.27
-        px, py = cx + du * cos_a - dv * sin_a, cy + du * sin_a + dv * cos_a
-        cv2.circle(image, (round(px * 16), round(py * 16)), round(side * 0.1 * 16), pip_colour,
-                   -1, cv2.LINE_AA, shift=4)
-    return box
-
-
-def tray(width=320, height=240, colour=(205, 200, 190)):
-    image = np.empty((height, width, 3), np.uint8)
-    image[:] = colour
-    return image
+def tray(width=320, height=240):
+    return plain_tray(width, height, colour=(205, 200, 190), seed=None)
 
 
 COLOURS = [

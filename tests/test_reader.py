@@ -1,7 +1,6 @@
 """The dice reader on pictures drawn here with cv2, its data types, and bad input."""
 
 import json
-import math
 
 import cv2
 import numpy as np
@@ -13,37 +12,7 @@ import vision
 from vision.reader import read_face, FACE_PX
 from vision.reading import Die, Reading
 
-# Pip centres of each face as fractions of the side, from the face centre.
-LAYOUTS = {
-    1: [(0, 0)],
-    2: [(-0.25, -0.25), (0.25, 0.25)],
-    3: [(-0.25, -0.25), (0, 0), (0.25, 0.25)],
-    4: [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)],
-    5: [(-0.25, -0.25), (0.25, -0.25), (0, 0), (-0.25, 0.25), (0.25, 0.25)],
-    6: [(-0.25, -0.27), (0.25, -0.27), (-0.25, 0), (0.25, 0), (-0.25, 0.27), (0.25, 0.27)],
-}
-
-
-def tray(width=1280, height=960, colour=(60, 120, 40), seed=0):
-    rng = np.random.default_rng(seed)
-    image = np.empty((height, width, 3), np.uint8)
-    image[:] = colour
-    # A little sensor noise and a gentle light gradient, as any real frame has.
-    shade = np.linspace(-15, 15, width, dtype=np.float32)[None, :, None]
-    noisy = image.astype(np.float32) + shade + rng.normal(0, 3, image.shape)
-    return np.clip(noisy, 0, 255).astype(np.uint8)
-
-
-def draw_die(image, value, centre, side, angle, body=(235, 235, 235), pips=(20, 20, 20)):
-    cx, cy = centre
-    corners = cv2.boxPoints(((cx, cy), (side, side), angle)).astype(np.int32)
-    cv2.fillConvexPoly(image, corners, body, cv2.LINE_AA)
-    cos_a, sin_a = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-    for u, v in LAYOUTS[value]:
-        x = cx + side * (u * cos_a - v * sin_a)
-        y = cy + side * (u * sin_a + v * cos_a)
-        cv2.circle(image, (round(x), round(y)), max(2, round(side * 0.09)), pips, -1, cv2.LINE_AA)
-
+from drawn_dice import draw_die, pip_offsets, tray
 
 def roll(values, side=70, body=(235, 235, 235), pips=(20, 20, 20), tray_colour=(60, 120, 40), seed=0):
     image = tray(colour=tray_colour, seed=seed)
@@ -114,7 +83,7 @@ def test_a_face_without_a_symmetric_layout_is_not_given_a_value():
 def test_each_face_layout_is_counted(value):
     face = np.full((FACE_PX, FACE_PX, 3), 230, np.uint8)
     half = (FACE_PX - 1) / 2
-    for u, v in LAYOUTS[value]:
+    for u, v in pip_offsets(value):
         cv2.circle(face, (round(half + u * FACE_PX), round(half + v * FACE_PX)), 3, (20, 20, 20), -1)
     assert read_face(face).value == value
 

@@ -38,7 +38,6 @@ from vision.face_classifier import (  # noqa: E402
     FaceClassifier,
     crop_faces,
     crops_to_blob,
-    softmax,
 )
 
 DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
