@@ -434,8 +434,17 @@ def _is_thin(blob: Blob, side: float) -> bool:
 
 
 def _is_large(blob: Blob, side: float) -> bool:
-    """Too much for a few touching dice: a hand, an arm, a cup; not the hollow corner of a wall."""
-    return not _is_thin(blob, side) and blob.fill >= 0.25 and blob.area > 9 * side * side
+    """Too much for a few touching dice: a hand, an arm, a cup; not the hollow corner of a wall, nor
+    a die against a wall strip. Parts narrower than a die (strips of wall, fringes) are opened away
+    first: what is left must be solid stuff of more than the five dice of a game."""
+    if _is_thin(blob, side) or blob.fill < 0.25 or blob.area <= 6 * side * side:
+        return False
+    x, y, w, h = cv2.boundingRect(blob.contour)
+    solid = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(solid, [blob.contour - np.array([x - 1, y - 1])], 0, 1, cv2.FILLED)
+    width = max(3, round(0.7 * side) | 1)
+    solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
+    return int(solid.sum()) > 6 * side * side
 
 
 # How the pip count and the learned classifier are combined, measured on the detected dice of the
