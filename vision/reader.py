@@ -194,6 +194,47 @@ def find_blobs(mask: np.ndarray, min_area: float) -> list[Blob]:
     return [Blob(contours[i], area, cv2.minAreaRect(contours[i])) for i, area in net.items() if area >= min_area]
 
 
+def _solid(blob: Blob) -> tuple[np.ndarray, np.ndarray]:
+    """The blob filled in on a mask just around it (with a 1 px empty border), and that mask's
+    top-left corner in the blob's coordinates."""
+    x, y, w, h = cv2.boundingRect(blob.contour)
+    origin = np.array([x - 1, y - 1])
+    solid = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(solid, [blob.contour - origin], 0, 1, cv2.FILLED)
+    return solid, origin
+
+
+def cut_at_necks(blob: Blob) -> list[Blob]:
+    """A blob opened by 60 % of its widest part, in its separate pieces: a die joined to a strip of
+    wall or a fringe of shadow by something narrower than itself comes apart from it (an opening by
+    that much keeps a square of the widest part's width whole but for its corners)."""
+    solid, origin = _solid(blob)
+    widest = 2.0 * float(cv2.distanceTransform(solid, cv2.DIST_L2, 3).max())
+    width = max(3, round(0.6 * widest) | 1)
+    opened = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
+    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    pieces = [contour + origin for contour in contours]
+    return [Blob(piece, cv2.contourArea(piece), cv2.minAreaRect(piece)) for piece in pieces]
+
+
+def _cut_off_faces(frame: np.ndarray, blob: Blob, scale: float) -> list[Blob]:
+    """The blob in pieces (cut_at_necks) when one of them is a die, one whose top face of its own
+    size shows there; otherwise the blob whole: a square cut out of a wall or a shadow's fringe is
+    no die, and must not set the die size."""
+    if blob.looks_like_one_die:
+        return [blob]
+    pieces = cut_at_necks(blob)
+    for piece in pieces:
+        if not piece.looks_like_one_die:
+            continue
+        (cx, cy), (w, h), angle = piece.rect
+        face = refine_box(frame, ((cx / scale, cy / scale), (w / scale, h / scale), angle))
+        side = math.sqrt(piece.area) / scale
+        if face is not None and 0.7 * side <= min(face[1]) and max(face[1]) <= 1.3 * side:
+            return pieces
+    return [blob]
+
+
 def estimate_die_side(blobs: list[Blob]) -> float | None:
     """Median side of the blobs that look like one die: the scale everything else is measured in."""
     sides = [math.sqrt(b.area) for b in blobs if b.looks_like_one_die]
@@ -357,8 +398,14 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
     )
     mask = foreground_mask(work)
     lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
-    blobs = find_blobs(mask, min_area=(MIN_DIE_PX * scale) ** 2)
+    min_area = (MIN_DIE_PX * scale) ** 2
+    blobs = find_blobs(mask, min_area)
     side = estimate_die_side(blobs)
+    if side is None:
+        # No blob looks like one lone die: perhaps every die is joined to a wall or a neighbour by
+        # something narrower than itself.
+        blobs = [piece for blob in blobs for piece in _cut_off_faces(frame, blob, scale) if piece.area >= min_area]
+        side = estimate_die_side(blobs)
     if side is None:
         # No blob looks like one lone die (they all touch): the smallest solid blob bounds the size
         # from above, so what follows errs towards "odd-shaped, unsure" rather than "no dice".
@@ -439,9 +486,7 @@ def _is_large(blob: Blob, side: float) -> bool:
     first: what is left must be solid stuff of more than the five dice of a game."""
     if _is_thin(blob, side) or blob.fill < 0.25 or blob.area <= 6 * side * side:
         return False
-    x, y, w, h = cv2.boundingRect(blob.contour)
-    solid = np.zeros((h + 2, w + 2), np.uint8)
-    cv2.drawContours(solid, [blob.contour - np.array([x - 1, y - 1])], 0, 1, cv2.FILLED)
+    solid, _ = _solid(blob)
     width = max(3, round(0.7 * side) | 1)
     solid = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
     return int(solid.sum()) > 6 * side * side
