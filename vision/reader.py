@@ -82,10 +82,10 @@ def _colour_distance(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
                    blue_yellow.astype(np.uint16) * 2)
 
 
-def foreground_mask(work_bgr: np.ndarray) -> np.ndarray:
-    """1 where something stands out from the tray floor (a die, a hand), 0 elsewhere."""
-    height, width = work_bgr.shape[:2]
-    lab = cv2.cvtColor(work_bgr, cv2.COLOR_BGR2LAB)
+def foreground_mask(lab: np.ndarray) -> np.ndarray:
+    """1 where something stands out from the tray floor (a die, a hand), 0 elsewhere, in the working
+    frame converted to Lab (once, by the caller, who needs it too)."""
+    height, width = lab.shape[:2]
     # A median over windows of ~1/4 of the frame: wider than a cluster of dice or a hand, narrow enough
     # to follow uneven light across the tray.
     coarse = cv2.resize(lab, (max(width // 32, 8), max(height // 32, 8)), interpolation=cv2.INTER_AREA)
@@ -409,8 +409,8 @@ def find_dice(frame: np.ndarray) -> tuple[list[DieSpot], list[str]]:
     work = frame if scale == 1.0 else cv2.resize(
         frame, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA
     )
-    mask = foreground_mask(work)
     lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
+    mask = foreground_mask(lab)
     min_area = (MIN_DIE_PX * scale) ** 2
     blobs = find_blobs(mask, min_area)
     side = estimate_die_side(blobs)
