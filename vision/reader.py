@@ -73,10 +73,11 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def _colour_distance(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Lightness difference plus twice the chroma difference (chroma is what separates a red die from
-    a grey tray of the same brightness)."""
-    diff = cv2.absdiff(lab, reference)
+def _colour_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Per pixel, from one Lab colour: lightness difference plus twice the chroma difference (chroma
+    is what separates a red die from a grey tray of the same brightness)."""
+    # As an OpenCV scalar: filling an image-sized array with the colour would cost 5 times as much.
+    diff = cv2.absdiff(lab, (*colour.tolist(), 0))
     lightness, green_red, blue_yellow = cv2.split(diff)
     return cv2.add(cv2.add(lightness.astype(np.uint16), green_red.astype(np.uint16) * 2),
                    blue_yellow.astype(np.uint16) * 2)
@@ -322,7 +323,7 @@ def _face_region(lab: np.ndarray, cut_floor: float = 40.0, cut_share: float = 1.
     quarter = size // 4
     middle = lab[quarter:-quarter, quarter:-quarter]
     face_colour = np.median(middle.reshape(-1, 3), axis=0).astype(np.uint8)
-    difference = np.clip(_colour_distance(lab, np.broadcast_to(face_colour, lab.shape).copy()), 0, 255).astype(np.uint8)
+    difference = np.minimum(_colour_distance(lab, face_colour), 255).astype(np.uint8)
     inset = size // 7
     otsu, _ = cv2.threshold(difference[inset:-inset, inset:-inset], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     cut = max(float(otsu) * cut_share, cut_floor)
