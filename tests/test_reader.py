@@ -65,11 +65,12 @@ def test_an_empty_tray_is_read_as_no_dice():
     assert (reading.status, reading.values, reading.dice) == ("ok", [], ())
 
 
-def test_something_large_in_the_tray_makes_the_reading_unsure():
+def test_something_large_in_the_tray_is_no_die():
+    # A hand hiding a die leaves fewer dice than a roll has, which the table refuses; one beside the
+    # dice must not add a die nor hide the others.
     image = roll([2, 3, 4])
     cv2.ellipse(image, (900, 750), (260, 120), 30, 0, 360, (120, 160, 210), -1)
-    reading = vision.read_dice(image)
-    assert reading.status == "unsure" and reading.problems
+    assert vision.read_dice(image).values == [2, 3, 4]
 
 
 def test_a_face_without_a_symmetric_layout_is_not_given_a_value():
@@ -161,33 +162,3 @@ def test_annotate_draws_on_a_copy():
 def test_annotate_refuses_what_is_not_an_image():
     with pytest.raises(ValueError):
         vision.annotate("frame.png", Reading((), "ok"))
-
-
-def _blob_of(mask):
-    from vision.reader import find_blobs
-
-    (blob,) = find_blobs(mask, min_area=1)
-    return blob
-
-
-@given(st.integers(20, 60), st.integers(2, 9))
-def test_a_die_joined_to_a_wall_strip_by_a_narrow_neck_is_cut_free(side, neck):
-    from vision.reader import cut_at_necks
-
-    mask = np.zeros((240, 320), np.uint8)
-    mask[200:200 + side // 3, 10:310] = 1  # a strip of wall, thinner than the die
-    mask[100:100 + side, 140:140 + side] = 1  # the die
-    mask[100 + side:200, 140 + side // 2 - neck // 2:140 + side // 2 + neck - neck // 2] = 1  # the neck
-    assert not _blob_of(mask).looks_like_one_die
-    dice = [piece for piece in cut_at_necks(_blob_of(mask)) if piece.looks_like_one_die]
-    assert len(dice) == 1
-    assert abs(dice[0].area - side * side) < 0.25 * side * side  # corners rounded, half a pixel lost around
-    assert abs(dice[0].rect[0][0] - (140 + (side - 1) / 2)) < 2 and abs(dice[0].rect[0][1] - (100 + (side - 1) / 2)) < 2
-
-
-def test_touching_dice_side_by_side_are_not_cut_apart_as_one_die():
-    from vision.reader import cut_at_necks
-
-    mask = np.zeros((240, 320), np.uint8)
-    mask[100:150, 100:200] = 1  # two dice of side 50, touching along a whole side
-    assert not any(piece.looks_like_one_die for piece in cut_at_necks(_blob_of(mask)))

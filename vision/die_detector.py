@@ -1,0 +1,154 @@
+"""A small learned detector that finds dice in a frame: the centre and size of each top face.
+
+The frame is scaled so its longer side is DETECT_SIDE pixels and goes through one forward pass of a
+fully convolutional network (vision/models/die_detector.onnx, run by cv2.dnn). For every cell of 8x8
+input pixels the network gives:
+- four "a die's centre is here" scores, one per 4x4 quarter of the cell, so centres are placed on a
+  grid of 4 px although the network only computes at 8 px (dice touching each other stay apart);
+- the log of the die's size: the side of the upright square round its top face, as in labelImg boxes.
+Peaks of the centre score are the dice. A die is found whatever its colour, the tray's, or the light,
+because the network learnt dice from photographs and generated pictures rather than from a colour rule.
+
+The model is trained by tools/train_die_detector.py; torch is needed only there.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "die_detector.onnx"
+# Dice of a Yacht tray seen by a Pi camera, and the small dice of the photo sets, are 10 to 50 px
+# across at this scale: large enough to see, small enough to run fast.
+DETECT_SIDE = 320
+STRIDE = 8
+HEAT_STRIDE = 4
+OUTPUT_CHANNELS = 5
+# The size channel holds log(size / SIZE_UNIT), size in input pixels.
+SIZE_UNIT = 16.0
+# Peak scores, measured on the byler-d6 train split (1486 dice, and 560 other peaks: mostly the two
+# screw heads in every photo) and samples/ (220 dice): from SURE up a peak is a die (30 dice score
+# less, 7 other things more); from CANDIDATE up it may be one, and the reader looks at its face to
+# decide (all but 2 of the 1706 dice score more).
+SURE = 0.55
+CANDIDATE = 0.3
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One die found, in frame pixels. `size` is the side of the upright square round its top face:
+    the face's own side when it lies square to the frame, up to 1.41 times that turned 45 degrees."""
+
+    x: float
+    y: float
+    size: float
+    score: float
+
+    @property
+    def box(self) -> tuple[tuple[float, float], tuple[float, float], float]:
+        """The upright square round the top face, ((cx, cy), (w, h), angle) as cv2.minAreaRect gives it."""
+        return ((self.x, self.y), (self.size, self.size), 0.0)
+
+
+def input_scale(width: int, height: int) -> float:
+    return DETECT_SIDE / max(width, height)
+
+
+def normalise(image: np.ndarray) -> np.ndarray:
+    """uint8 BGR (H, W, 3) to the network's float32 (1, 3, H, W), standardised over the whole picture so
+    a dim or bright exposure looks alike."""
+    values = image.astype(np.float32)
+    mean, spread = cv2.meanStdDev(values.reshape(-1, 1))
+    values = (values - float(mean[0, 0])) / max(float(spread[0, 0]), 8.0)
+    return np.ascontiguousarray(values.transpose(2, 0, 1)[None])
+
+
+def network_input(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """The frame scaled to DETECT_SIDE and padded (edge pixels repeated) to a multiple of STRIDE."""
+    height, width = frame.shape[:2]
+    scale = input_scale(width, height)
+    small_w, small_h = max(round(width * scale), STRIDE), max(round(height * scale), STRIDE)
+    small = cv2.resize(frame, (small_w, small_h), interpolation=cv2.INTER_AREA)
+    pad_w, pad_h = -small_w % STRIDE, -small_h % STRIDE
+    if pad_w or pad_h:
+        small = cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
+    return normalise(small), scale
+
+
+def centre_heat(output: np.ndarray) -> np.ndarray:
+    """The four per-cell centre logits (4, h, w) laid out as one (2h, 2w) probability map."""
+    quarters, height, width = output.shape
+    logits = output.reshape(2, 2, height, width).transpose(2, 0, 3, 1).reshape(2 * height, 2 * width)
+    return 1.0 / (1.0 + np.exp(-logits))
+
+
+def decode(output: np.ndarray, threshold: float = CANDIDATE) -> list[Detection]:
+    """Detections in network-input pixels from one (5, h, w) output; peaks below `threshold` are dropped."""
+    heat = centre_heat(output[:4])
+    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    height, width = heat.shape
+    padded = np.pad(heat, 1)
+    found = []
+    for row, column in zip(*np.nonzero(peaks)):
+        window = padded[row:row + 3, column:column + 3]
+        weights = window / window.sum()
+        # The score-weighted mean of the 3x3 window places the centre between grid points.
+        dy = float((weights.sum(axis=1) * (-1, 0, 1)).sum())
+        dx = float((weights.sum(axis=0) * (-1, 0, 1)).sum())
+        x = (column + 0.5 + dx) * HEAT_STRIDE
+        y = (row + 0.5 + dy) * HEAT_STRIDE
+        size = SIZE_UNIT * math.exp(float(np.clip(output[4, row // 2, column // 2], -4.0, 4.0)))
+        found.append(Detection(x, y, size, float(heat[row, column])))
+    return found
+
+
+class DieDetector:
+    """Finds dice with the ONNX model, loaded once on first use."""
+
+    def __init__(self, model_path: Path | str = MODEL_PATH):
+        self.model_path = Path(model_path)
+        self._net = None
+        self._lock = threading.Lock()
+
+    def _network(self):
+        if self._net is None:
+            if not self.model_path.is_file():
+                raise FileNotFoundError(f"die detector model not found: {self.model_path}")
+            self._net = cv2.dnn.readNetFromONNX(str(self.model_path))
+        return self._net
+
+    def raw_output(self, blob: np.ndarray) -> np.ndarray:
+        with self._lock:
+            net = self._network()
+            net.setInput(blob)
+            return np.asarray(net.forward(), np.float32)[0]
+
+    def detect(self, frame: np.ndarray, threshold: float = CANDIDATE) -> list[Detection]:
+        """Every die (peak) scoring at least `threshold`, in frame pixels, strongest first."""
+        blob, scale = network_input(frame)
+        height, width = frame.shape[:2]
+        found = []
+        for spot in decode(self.raw_output(blob), threshold):
+            x, y = spot.x / scale, spot.y / scale
+            if x < width and y < height:  # not on the padding
+                found.append(Detection(x, y, spot.size / scale, spot.score))
+        kept: list[Detection] = []
+        for spot in sorted(found, key=lambda d: -d.score):
+            # Two dice lying flat cannot have centres closer than about a side (at least 0.7 of the
+            # upright square round a face): a second peak that near is the same die scored twice.
+            if all(math.dist((spot.x, spot.y), (die.x, die.y)) >= 0.45 * min(spot.size, die.size)
+                   for die in kept):
+                kept.append(spot)
+        return kept
+
+
+@functools.cache
+def default_detector() -> DieDetector:
+    """The shared detector for the packaged model (the network itself loads on first use)."""
+    return DieDetector()
