@@ -1,7 +1,8 @@
 """A small learned classifier for the top face of one die, run with cv2.dnn on crops of the frame.
 
-The classical reader finds the dice and hands their rotated boxes here; each box is warped to a small
-upright square and the whole batch goes through one forward pass. Besides the six faces the network has a
+The die finder hands the dice's boxes here; each box is warped to a small square, turned so the face's
+edges run along the square's sides (the finder's angle may be rough or missing), and the whole batch
+goes through one forward pass. Besides the six faces the network has a
 seventh class, "not a die face" (tray, a die's side, two dice half in view, a logo), so the reader can
 say unsure instead of guessing.
 
@@ -98,6 +99,34 @@ def crop_faces(
     return crops
 
 
+def face_angle(crop: np.ndarray) -> float:
+    """The turn in degrees (-45 to 45) that lines up the square pattern in a crop with the crop's sides.
+
+    A die's outline and its grid of pips are square, so their edges run four ways a quarter turn apart.
+    Raising each gradient, as a complex number, to the fourth power makes those four ways agree; the
+    angle of the sum (weighted by edge strength) over four is the face's turn, whatever its value.
+    """
+    values = crop.astype(np.float32)
+    gradient = cv2.Sobel(values, cv2.CV_32F, 1, 0) + 1j * cv2.Sobel(values, cv2.CV_32F, 0, 1)
+    strength = np.maximum(np.abs(gradient) ** 2, 1e-6)
+    return math.degrees(np.angle((gradient**4 / strength).sum()) / 4)
+
+
+def upright_boxes(image: np.ndarray, boxes: Sequence[RotatedBox]) -> list[RotatedBox]:
+    """The boxes turned to line up with the face each one shows, so a die reaches the network square
+    to the crop (in one of four quarter turns) whatever angle the box came with."""
+    crops = crop_faces(image, boxes)
+    return [
+        ((cx, cy), (side, side), angle + face_angle(crop))
+        for crop, (cx, cy, side, angle) in zip(crops, (_parse_box(box) for box in boxes))
+    ]
+
+
+def face_crops(image: np.ndarray, boxes: Sequence[RotatedBox]) -> np.ndarray:
+    """The crops the network reads: each box lined up with its face, then cut CROP_SIZE square."""
+    return crop_faces(image, upright_boxes(image, boxes))
+
+
 def crops_to_blob(crops: np.ndarray) -> np.ndarray:
     """uint8 (N, S, S, 3) crops to the network's float32 (N, 3, S, S) input.
 
@@ -144,7 +173,7 @@ class FaceClassifier:
         if len(boxes) == 0:
             _as_bgr(image)
             return np.zeros((0, CLASS_COUNT), np.float32)
-        return softmax(self.logits(crops_to_blob(crop_faces(image, boxes))))
+        return softmax(self.logits(crops_to_blob(face_crops(image, boxes))))
 
     def classify(
         self, image: np.ndarray, boxes: Sequence[RotatedBox]
