@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from vision.face_classifier import (  # noqa: E402
     CLASS_COUNT,
+    CROP_MARGIN,
     CROP_SIZE,
     FACE_VALUES,
     MODEL_PATH,
@@ -107,15 +108,17 @@ GENERATED_SIDE_SCALE = 1.2
 def load_generated(folder: Path) -> LabelledSet:
     """Pictures written by `python -m vision.synth --out FOLDER` (truth/*.json beside images/).
 
-    Pictures with a hand in view or motion blur are left out: their dice may be covered or smeared.
+    Pictures with a hand in view are left out (their dice may be covered); in pictures with motion
+    blur every die counts as "not a die face", since a smeared five looks like a six.
     """
     names: list[str] = []
     images: list[np.ndarray] = []
     dice: list[LabelledDie] = []
     for truth_file in sorted((folder / "truth").glob("*.json")):
         truth = json.loads(truth_file.read_text())
-        if truth["problems"] and truth["problems"] != ["cocked die"]:
+        if "hand in view" in truth["problems"]:
             continue
+        smeared = "motion blur" in truth["problems"]
         image = cv2.imread(str(folder / "images" / truth["image"]), cv2.IMREAD_COLOR)
         if image is None:
             raise SystemExit(f"cannot read {folder / 'images' / truth['image']}")
@@ -123,7 +126,8 @@ def load_generated(folder: Path) -> LabelledSet:
         names.append(truth["image"])
         images.append(image)
         dice += [
-            LabelledDie(index, d["x"], d["y"], d["size"] * GENERATED_SIDE_SCALE, d["value"], not d["cocked"])
+            LabelledDie(index, d["x"], d["y"], d["size"] * GENERATED_SIDE_SCALE, d["value"],
+                        not (d["cocked"] or smeared))
             for d in truth["dice"]
         ]
     return LabelledSet(names, images, dice)
@@ -203,6 +207,18 @@ def _jpeg(crop: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else crop
 
 
+def smeared(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The crop dragged along a straight line a third to two thirds of the die's side: motion blur that
+    leaves the pips unreadable (a smeared five looks like a six)."""
+    face_px = CROP_SIZE / CROP_MARGIN
+    length = max(3, int(round(face_px * rng.uniform(0.35, 0.7))) | 1)
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0
+    turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1.0)
+    kernel = cv2.warpAffine(kernel, turn, (length, length))
+    return cv2.filter2D(crop, -1, kernel / kernel.sum(), borderType=cv2.BORDER_REPLICATE)
+
+
 def photometric_jitter(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Colour, contrast, light, blur, noise and compression changes a real table would bring."""
     if rng.random() < 0.5:
@@ -240,9 +256,11 @@ def training_batch(
     negative_share: float,
     rng: np.random.Generator,
     die_weights: np.ndarray | None = None,
+    smear_share: float = 0.0,
 ):
     """`count` augmented crops, their labels, and the index of the die each face crop shows (-1 for a
-    box off the dice). Dice are drawn in proportion to `die_weights` (uniformly without)."""
+    box off the dice or a smeared die). Dice are drawn in proportion to `die_weights` (uniformly
+    without); `smear_share` of the face crops are smeared by motion and labelled "not a die face"."""
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     labels = np.empty(count, np.int64)
     shown = np.full(count, -1, np.int64)
@@ -260,7 +278,10 @@ def training_batch(
         else:
             box, label = TRAINING_JITTER.box(die, rng), (die.value - 1 if die.readable else NOT_A_FACE)
             shown[filled] = index
-        crops[filled] = photometric_jitter(face_crops(image, [box])[0], rng)
+        crop = face_crops(image, [box])[0]
+        if label != NOT_A_FACE and rng.random() < smear_share:
+            crop, label, shown[filled] = smeared(crop, rng), NOT_A_FACE, -1
+        crops[filled] = photometric_jitter(crop, rng)
         labels[filled] = label
         filled += 1
     return crops, labels, shown
@@ -413,7 +434,8 @@ def train(args) -> None:
     for epoch in range(args.epochs):
         epoch_start = time.perf_counter()
         crops, labels, shown = training_batch(
-            training, args.samples_per_epoch, args.negative_share, rng, hard.weights() if args.hard_boost else None
+            training, args.samples_per_epoch, args.negative_share, rng,
+            hard.weights() if args.hard_boost else None, args.smear_share,
         )
         data_seconds = time.perf_counter() - epoch_start
         blob, targets = torch.from_numpy(crops_to_blob(crops)), torch.from_numpy(labels)
@@ -595,6 +617,8 @@ def main(argv=None) -> None:
     train_parser.add_argument("--holdout-every", type=int, default=0,
                               help="hold out every Nth train image to watch progress (0: none)")
     train_parser.add_argument("--width", type=int, default=20, help="channels of the first layer")
+    train_parser.add_argument("--smear-share", type=float, default=0.04,
+                              help="share of face crops smeared by motion and labelled 'not a die face'")
     train_parser.add_argument("--hard-boost", type=float, default=4.0,
                               help="most extra weight a die the network gets wrong is drawn with (0: none)")
     train_parser.add_argument("--save-weights", type=Path, help="also keep the torch weights here")
