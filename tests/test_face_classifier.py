@@ -264,6 +264,19 @@ def test_hard_dice_are_drawn_more_often_but_never_beyond_the_cap(losses, cap):
     assert all(weights[index] == weights[unseen[0]] for index in unseen)  # all counted as average
 
 
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), value=st.integers(1, 6))
+def test_a_smeared_die_loses_its_pips_but_keeps_its_colour(seed, value):
+    image = tray()
+    box = draw_die(image, value, (160, 120), 40, 0, *COLOURS[0])
+    crop = crop_faces(image, [box])[0]
+    smeared = _training_tool().smeared(crop, np.random.default_rng(seed))
+    assert smeared.shape == crop.shape and smeared.dtype == np.uint8
+    assert abs(float(smeared.mean()) - float(crop.mean())) < 4.0
+    detail = lambda c: float(np.abs(cv2.Laplacian(c.astype(np.float32), cv2.CV_32F)).mean())
+    assert detail(smeared) < 0.6 * detail(crop)
+
+
 def test_the_threshold_curve_lets_through_only_the_allowed_wrong_values():
     tool = _training_tool()
     confidence = np.array([0.99, 0.97, 0.9, 0.6, 0.95])

@@ -619,7 +619,7 @@ def main(argv=None) -> None:
     train_parser.add_argument("--width", type=int, default=20, help="channels of the first layer")
     train_parser.add_argument("--smear-share", type=float, default=0.04,
                               help="share of face crops smeared by motion and labelled 'not a die face'")
-    train_parser.add_argument("--hard-boost", type=float, default=4.0,
+    train_parser.add_argument("--hard-boost", type=float, default=3.0,
                               help="most extra weight a die the network gets wrong is drawn with (0: none)")
     train_parser.add_argument("--save-weights", type=Path, help="also keep the torch weights here")
     train_parser.add_argument("--resume", type=Path, help="start from torch weights saved by --save-weights")

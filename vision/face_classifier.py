@@ -107,9 +107,13 @@ def face_angle(crop: np.ndarray) -> float:
     angle of the sum (weighted by edge strength) over four is the face's turn, whatever its value.
     """
     values = crop.astype(np.float32)
-    gradient = cv2.Sobel(values, cv2.CV_32F, 1, 0) + 1j * cv2.Sobel(values, cv2.CV_32F, 0, 1)
-    strength = np.maximum(np.abs(gradient) ** 2, 1e-6)
-    return math.degrees(np.angle((gradient**4 / strength).sum()) / 4)
+    across, down = cv2.Sobel(values, cv2.CV_32F, 1, 0), cv2.Sobel(values, cv2.CV_32F, 0, 1)
+    # (across + i down)^4 / |across + i down|^2 in real float32 arithmetic: twice as fast as complex.
+    real_squared, imaginary_squared = across * across - down * down, 2.0 * across * down
+    strength = np.maximum(across * across + down * down, 1e-6)
+    real = ((real_squared * real_squared - imaginary_squared * imaginary_squared) / strength).sum()
+    imaginary = ((2.0 * real_squared * imaginary_squared) / strength).sum()
+    return math.degrees(math.atan2(imaginary, real) / 4)
 
 
 def upright_boxes(image: np.ndarray, boxes: Sequence[RotatedBox]) -> list[RotatedBox]:
