@@ -162,3 +162,19 @@ def test_annotate_draws_on_a_copy():
 def test_annotate_refuses_what_is_not_an_image():
     with pytest.raises(ValueError):
         vision.annotate("frame.png", Reading((), "ok"))
+
+
+def test_a_tray_region_keeps_dice_outside_it_out_and_positions_in_frame_pixels():
+    image = tray()
+    draw_die(image, 5, (300, 400), 80, 10)
+    draw_die(image, 2, (1100, 400), 80, 30)  # beyond the tray
+    reading = vision.read_dice(image, use_classifier=False, region=(100, 200, 500, 500))
+    assert reading.values == [5]
+    assert abs(reading.dice[0].x - 300) < 6 and abs(reading.dice[0].y - 400) < 6
+    assert vision.read_dice(image, use_classifier=False).values == [2, 5]
+
+
+@pytest.mark.parametrize("region", [(2000, 0, 100, 100), (0, 0, 10, 10)])
+def test_a_tray_region_off_the_frame_is_refused(region):
+    with pytest.raises(ValueError, match="tray region"):
+        vision.read_dice(tray(), region=region)

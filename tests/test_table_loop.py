@@ -302,3 +302,32 @@ def test_confidence_belongs_to_the_camera_roll_only(table):
     client.post("/api/undo", {})
     manual = client.post("/api/roll", {"dice": [6, 6, 6, 6, 6]}).get_json()["game"]
     assert manual["dice_source"] == "manual" and manual["dice_confidence"] is None
+
+
+def test_a_calibrated_tray_region_is_all_the_reader_looks_at(tmp_path):
+    from drawn_dice import draw_die
+    from drawn_dice import tray as drawn_tray
+
+    def picture(shift: int) -> np.ndarray:
+        image = drawn_tray()
+        for index, value in enumerate([1, 2, 3, 4, 5]):
+            draw_die(image, value, (150 + 130 * index + shift, 480 - shift), 80, 10 * index + shift)
+        draw_die(image, 6, (1150 - shift, 480), 80, shift)  # on the table beside the tray
+        return image
+
+    app = create_app({"data_dir": tmp_path, "camera": "replay:test", "tray_region": (0, 0, 900, 960)},
+                     camera=FakeCamera().open, advisor=built_advisor(), start_loop=False)
+    loop, client = app.extensions["yacht_table_loop"], TableClient(app)
+    try:
+        t = 0.0
+        for step in range(5):
+            loop.process(frame(picture(12 * (5 - step)), t))
+            t += 0.1
+        for _ in range(10):
+            loop.process(frame(picture(0), t))
+            t += 0.1
+        shown = client.state()["camera"]["reading"]
+        assert shown is not None and len(shown["dice"]) == 5
+        assert all(die["x"] < 900 for die in shown["dice"])
+    finally:
+        shutdown(app)

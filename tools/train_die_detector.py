@@ -51,6 +51,8 @@ class Picture:
     image: np.ndarray
     # per die: x, y and size (the side of the upright square round its top face), in pixels
     dice: np.ndarray
+    # 255 where a hand (something neither die nor tray) covers the picture; None: nothing does
+    foreign: np.ndarray | None = None
 
 
 def load_pictures(folder: Path, split: str | None) -> list[Picture]:
@@ -67,6 +69,32 @@ def load_pictures(folder: Path, split: str | None) -> list[Picture]:
         boxes = label.boxes_in_pixels(width, height) or ()
         dice = np.array([(b.x, b.y, math.sqrt(b.width * b.height)) for b in boxes], np.float32).reshape(-1, 3)
         pictures.append(Picture(image, dice))
+    return pictures
+
+
+def hand_pictures(count: int, first_seed: int) -> list[Picture]:
+    """Generated pictures with a hand in the tray, and where the hand is: the pixels that change when
+    only the skin's colour does (its shadow stays). Dice whose centre the hand covers are not labelled."""
+    from dataclasses import replace
+
+    from vision.synth import random_scene, render, truth
+
+    pictures = []
+    for seed in range(first_seed, first_seed + count):
+        scene = random_scene(seed, "hand")
+        start, tip, _ = scene.hand
+        dark, light = (render(replace(scene, hand=(start, tip, skin))) for skin in ((0, 0, 0), (255, 255, 255)))
+        foreign = np.where(cv2.absdiff(dark, light).max(axis=2) > 60, 255, 0).astype(np.uint8)
+        height, width = foreign.shape
+        dice = []
+        for die in truth(scene, "")["dice"]:
+            x, y = die["x"], die["y"]
+            if 0 <= x < width and 0 <= y < height and foreign[int(y), int(x)]:
+                continue
+            corners = np.array(die["corners"])
+            (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+            dice.append((x, y, math.sqrt((x1 - x0) * (y1 - y0))))
+        pictures.append(Picture(render(scene), np.array(dice, np.float32).reshape(-1, 3), foreign))
     return pictures
 
 
@@ -98,8 +126,9 @@ def _photometric(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return patch
 
 
-def example(picture: Picture, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One augmented PATCH x PATCH BGR patch and its dice (x, y, size) in patch pixels."""
+def example(picture: Picture, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One augmented PATCH x PATCH BGR patch, its dice (x, y, size) in patch pixels, and how much of
+    each 8x8 cell a hand covers (0..1)."""
     dice = picture.dice
     typical = float(np.median(dice[:, 2])) if len(dice) else 30.0
     scale = math.exp(rng.uniform(math.log(SMALLEST_DIE), math.log(LARGEST_DIE))) / typical
@@ -124,7 +153,14 @@ def example(picture: Picture, rng: np.random.Generator) -> tuple[np.ndarray, np.
     moved = dice.copy()
     moved[:, :2] = np.c_[dice[:, :2], np.ones(len(dice))] @ matrix.T
     moved[:, 2] = dice[:, 2] * scale
-    return _photometric(patch, rng), moved
+    cells = PATCH // STRIDE
+    if picture.foreign is None:
+        covered = np.zeros((cells, cells), np.float32)
+    else:
+        foreign = cv2.warpAffine(picture.foreign, matrix, (PATCH, PATCH), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REFLECT)
+        covered = cv2.resize(foreign, (cells, cells), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    return _photometric(patch, rng), moved, covered
 
 
 def targets(dice: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -150,15 +186,16 @@ def targets(dice: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def batch(pictures: list[Picture], count: int, rng: np.random.Generator):
-    images, heats, sizes, weights = [], [], [], []
+    images, heats, sizes, weights, covers = [], [], [], [], []
     for _ in range(count):
-        patch, dice = example(pictures[rng.integers(len(pictures))], rng)
+        patch, dice, covered = example(pictures[rng.integers(len(pictures))], rng)
         images.append(normalise(patch)[0])
         heat, size, weight = targets(dice, PATCH)
         heats.append(heat)
         sizes.append(size)
         weights.append(weight)
-    return np.stack(images), np.stack(heats)[:, None], np.stack(sizes), np.stack(weights)
+        covers.append(covered)
+    return np.stack(images), np.stack(heats)[:, None], np.stack(sizes), np.stack(weights), np.stack(covers)
 
 
 # ----------------------------------------------------------------------------------------------- network
@@ -180,7 +217,21 @@ def build_network():
     )
 
 
-def losses(output, heat, size_target, weight):
+def resume(net, weights: dict) -> None:
+    """Start from saved weights; a head saved with fewer output channels fills only its first ones."""
+    import torch
+
+    own = net.state_dict()
+    with torch.no_grad():
+        for name, tensor in weights.items():
+            if tensor.dim() == 0:
+                own[name] = tensor
+            else:
+                own[name][: tensor.shape[0]] = tensor
+    net.load_state_dict(own)
+
+
+def losses(output, heat, size_target, weight, covered):
     import torch
     import torch.nn.functional as F
 
@@ -193,7 +244,11 @@ def losses(output, heat, size_target, weight):
     count = peak.sum().clamp(min=1)
     heat_loss = (positive + negative) / count
     size_loss = (F.smooth_l1_loss(output[:, 4], size_target, reduction="none", beta=0.1) * weight).sum()
-    return heat_loss, size_loss / weight.sum().clamp(min=1)
+    # A cell half covered by a hand counts as covered; cells at the hand's edge are left out.
+    hand = (covered >= 0.5).float()
+    clear_cut = ((covered >= 0.5) | (covered <= 0.1)).float()
+    hand_loss = (F.binary_cross_entropy_with_logits(output[:, 5], hand, reduction="none") * clear_cut).mean()
+    return heat_loss, size_loss / weight.sum().clamp(min=1), hand_loss
 
 
 def export_onnx(net, path: Path) -> None:
@@ -218,28 +273,29 @@ def train(args) -> None:
     held_out = [p for i, p in enumerate(photos) if i % 10 == 9]
     for folder in args.generated:
         training += load_pictures(folder, None)
+    training += hand_pictures(args.hands, 720000)
     print(f"{len(training)} training pictures, {len(held_out)} held out", flush=True)
     net = build_network()
     if args.resume:
-        net.load_state_dict(torch.load(args.resume))
+        resume(net, torch.load(args.resume))
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.learning_rate, total_steps=args.steps)
     started = time.perf_counter()
-    totals = np.zeros(2)
+    totals = np.zeros(3)
     for step in range(args.steps):
         net.train()
-        images, heat, size, weight = (torch.from_numpy(a) for a in batch(training, args.batch, rng))
-        parts = losses(net(images), heat, size, weight)
-        loss = parts[0] + parts[1]
+        images, heat, size, weight, covered = (torch.from_numpy(a) for a in batch(training, args.batch, rng))
+        parts = losses(net(images), heat, size, weight, covered)
+        loss = parts[0] + parts[1] + parts[2]
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
         schedule.step()
         totals += [float(p.detach()) for p in parts]
         if (step + 1) % args.report_every == 0:
-            heat_loss, size_loss = totals / args.report_every
+            heat_loss, size_loss, hand_loss = totals / args.report_every
             totals[:] = 0
-            print(f"step {step + 1}/{args.steps} heat {heat_loss:.3f} size {size_loss:.3f}"
+            print(f"step {step + 1}/{args.steps} heat {heat_loss:.3f} size {size_loss:.3f} hand {hand_loss:.3f}"
                   f"  {time.perf_counter() - started:.0f} s", flush=True)
             if args.save_weights:
                 torch.save(net.state_dict(), args.save_weights)
@@ -248,6 +304,7 @@ def train(args) -> None:
     export_onnx(net, args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} kB)")
     report("held-out train photos", DieDetector(args.out), held_out)
+    report("generated pictures with a hand (not trained on)", DieDetector(args.out), hand_pictures(40, 730000))
 
 
 # ----------------------------------------------------------------------------------------------- measuring
@@ -270,12 +327,15 @@ def match(found, dice: np.ndarray):
 
 def report(name: str, detector: DieDetector, pictures: list[Picture]) -> None:
     cv2.setNumThreads(1)
-    dice = missed = extra = perfect = 0
+    dice = missed = extra = perfect = hands_seen = hands_there = 0
     doubtful = 0
     centre_errors, size_errors, times = [], [], []
     for picture in pictures:
         started = time.perf_counter()
-        found = detector.detect(picture.image)
+        sight = detector.look(picture.image)
+        found = sight.dice
+        hands_seen += bool(sight.foreign)
+        hands_there += picture.foreign is not None
         times.append((time.perf_counter() - started) * 1000)
         sure = [d for d in found if d.score >= SURE]
         pairs, lost, spare = match(sure, picture.dice)
@@ -295,6 +355,7 @@ def report(name: str, detector: DieDetector, pictures: list[Picture]) -> None:
         print(f"  centre error median {statistics.median(centre_errors):.3f}, p95 "
               f"{np.percentile(centre_errors, 95):.3f} of the size; size error median "
               f"{statistics.median(size_errors):.3f}, p95 {np.percentile(size_errors, 95):.3f}")
+    print(f"  pictures with something else seen in the tray {hands_seen} (with a hand in them: {hands_there})")
     print(f"  ms per picture median {statistics.median(times):.1f}")
 
 
@@ -311,6 +372,7 @@ def main(argv=None) -> None:
     train_parser = commands.add_parser("train")
     train_parser.add_argument("--generated", type=Path, nargs="*", default=[])
     train_parser.add_argument("--steps", type=int, default=3000)
+    train_parser.add_argument("--hands", type=int, default=200, help="generated pictures with a hand in the tray")
     train_parser.add_argument("--batch", type=int, default=24)
     train_parser.add_argument("--learning-rate", type=float, default=4e-3)
     train_parser.add_argument("--threads", type=int, default=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import logging
 from collections.abc import Callable, Mapping
@@ -55,6 +56,11 @@ def create_app(settings: Settings | Mapping[str, Any] | None = None,
     if camera is not None:
         from .table import TableLoop
 
+        if settings.tray_region is not None and loop_options.get("read_dice") is None:
+            from vision import read_dice
+
+            # Dice are looked for on the calibrated tray only: outside it lie no dice to score.
+            loop_options = {**loop_options, "read_dice": functools.partial(read_dice, region=settings.tray_region)}
         loop = TableLoop(camera, service, source=settings.camera, settle_seconds=settings.settle_seconds,
                          **loop_options)
         app.extensions["yacht_table_loop"] = loop
