@@ -274,7 +274,9 @@ def test_a_smeared_die_loses_its_pips_but_keeps_its_colour(seed, value):
     assert smeared.shape == crop.shape and smeared.dtype == np.uint8
     assert abs(float(smeared.mean()) - float(crop.mean())) < 4.0
     detail = lambda c: float(np.abs(cv2.Laplacian(c.astype(np.float32), cv2.CV_32F)).mean())
-    assert detail(smeared) < 0.6 * detail(crop)
+    # At most 0.64 of the detail is left over 1800 smears measured (0.4 typically): the die's outline
+    # stays sharp where it runs along the smear.
+    assert detail(smeared) < 0.7 * detail(crop)
 
 
 def test_the_threshold_curve_lets_through_only_the_allowed_wrong_values():

@@ -31,15 +31,16 @@ def test_the_whole_test_split_is_read(test_split_scores):
 def test_per_die_accuracy_floor(test_split_scores):
     right = sum(s.dice_right for s in test_split_scores)
     labelled = sum(s.dice_labelled for s in test_split_scores)
-    assert right / labelled >= 0.60, f"{right} of {labelled} dice read right"
+    assert right / labelled >= 0.84, f"{right} of {labelled} dice read right (measured 267 of 308)"
 
 
 def test_exact_read_floor(test_split_scores):
     exact = sum(s.exact for s in test_split_scores)
-    assert exact >= 8, f"{exact} of 50 pictures read exactly"
+    assert exact >= 18, f"{exact} of 50 pictures read exactly (measured 20)"
 
 
 def test_silent_wrong_ceiling(test_split_scores):
-    """Wrong but "ok" is the failure that costs a player points: at most 4 of 50 (measured 3)."""
+    """Wrong but "ok" is the failure that costs a player points. Measured 2 of 50: both are the set's
+    label errors (README, "Face classifier"), where the reader is right."""
     silent = [s for s in test_split_scores if s.silent_wrong]
-    assert len(silent) <= 4
+    assert len(silent) <= 2

@@ -204,8 +204,8 @@ def read_face(face_bgr: np.ndarray) -> FaceRead:
 #   5 wrong; alone at >= 0.95: 1185 right, 5 wrong; at >= 0.8: 1331 right, 9 wrong.
 # (The classifier was trained on that split, so the figures are optimistic; the README gives the
 # test split's.)
-AGREEMENT_MIN = 0.5
-CLASSIFIER_ALONE = 0.9
+AGREEMENT_MIN = 0.6
+CLASSIFIER_ALONE = 0.8
 # Dice are looked for this share of the tray region's size beyond its edges.
 TRAY_RIM = 0.05
 # A tray region (with its rim, within the frame) narrower than this many pixels is a mistake.
@@ -247,25 +247,10 @@ def combine(classical: FaceRead, learned: tuple[int | None, float] | None) -> tu
     return None, 0.0
 
 
-def face_turn(window: np.ndarray) -> float:
-    """The turn (0..90 degrees) of the square face in the middle of an upright BGR window round it.
-
-    A square's four edges have gradients at a, a+90, a+180 and a+270 degrees: one direction once
-    the gradient angles are multiplied by four, while round pips cancel out. Strong edges weigh most.
-    """
-    grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1)
-    strength = gx * gx + gy * gy
-    direction = 4.0 * np.arctan2(gy, gx)
-    return math.degrees(math.atan2(float((strength * np.sin(direction)).sum()),
-                                   float((strength * np.cos(direction)).sum()))) / 4.0 % 90.0
-
-
 def face_box(frame: np.ndarray, spot) -> tuple[tuple[float, float], tuple[float, float], float]:
     """The top face of a detected die as a rotated square: the face's own outline where its colour
     shows it, else the detector's upright square round it, turned and shrunk to the face's edges."""
-    from .face_classifier import crop_faces
+    from .face_classifier import crop_faces, face_angle
 
     refined = refine_box(frame, spot.box)
     if refined is not None:
@@ -274,7 +259,7 @@ def face_box(frame: np.ndarray, spot) -> tuple[tuple[float, float], tuple[float,
         if 0.55 * spot.size <= side <= 1.2 * spot.size:
             return (refined[0], (side, side), refined[2])
     (window,) = crop_faces(frame, [spot.box], size=FACE_PX, margin=1.0)
-    turn = face_turn(window)
+    turn = face_angle(window) % 90.0
     side = spot.size / (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
     return ((spot.x, spot.y), (side, side), turn)
 
