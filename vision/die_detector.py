@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from .onnx_network import OnnxNetwork
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "die_detector.onnx"
 # Dice of a Yacht tray seen by a Pi camera, and the small dice of the photo sets, are 10 to 50 px
@@ -132,22 +133,11 @@ class DieDetector:
     """Finds dice with the ONNX model, loaded once on first use."""
 
     def __init__(self, model_path: Path | str = MODEL_PATH):
-        self.model_path = Path(model_path)
-        self._net = None
-        self._lock = threading.Lock()
-
-    def _network(self):
-        if self._net is None:
-            if not self.model_path.is_file():
-                raise FileNotFoundError(f"die detector model not found: {self.model_path}")
-            self._net = cv2.dnn.readNetFromONNX(str(self.model_path))
-        return self._net
+        self.network = OnnxNetwork(model_path, "die detector")
 
     def raw_output(self, blob: np.ndarray) -> np.ndarray:
-        with self._lock:
-            net = self._network()
-            net.setInput(blob)
-            return np.asarray(net.forward(), np.float32)[0]
+        """The (6, rows, columns) output for one frame's blob from network_input."""
+        return self.network.forward(blob)[0]
 
     def look(self, frame: np.ndarray, threshold: float = CANDIDATE) -> Sight:
         """Every die (peak) scoring at least `threshold`, and whatever else is in the tray, in frame pixels."""

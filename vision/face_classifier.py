@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from .onnx_network import OnnxNetwork
 
 RotatedBox = tuple[tuple[float, float], tuple[float, float], float]
 """((cx, cy), (w, h), angle_deg) in pixels, as cv2.minAreaRect returns it."""
@@ -153,24 +154,11 @@ class FaceClassifier:
     """Reads die faces from rotated boxes with the ONNX model, loaded once on first use."""
 
     def __init__(self, model_path: Path | str = MODEL_PATH):
-        self.model_path = Path(model_path)
-        self._net = None
-        self._lock = threading.Lock()
-
-    def _network(self):
-        with self._lock:
-            if self._net is None:
-                if not self.model_path.is_file():
-                    raise FileNotFoundError(f"face classifier model not found: {self.model_path}")
-                self._net = cv2.dnn.readNetFromONNX(str(self.model_path))
-            return self._net
+        self.network = OnnxNetwork(model_path, "face classifier")
 
     def logits(self, blob: np.ndarray) -> np.ndarray:
         """Raw network output (N, 7) for a blob from crops_to_blob."""
-        net = self._network()
-        with self._lock:
-            net.setInput(blob)
-            return np.asarray(net.forward(), np.float32).reshape(len(blob), CLASS_COUNT)
+        return self.network.forward(blob).reshape(len(blob), CLASS_COUNT)
 
     def probabilities(self, image: np.ndarray, boxes: Sequence[RotatedBox]) -> np.ndarray:
         """(N, 7) class probabilities: columns 0..5 are faces 1..6, column 6 is "not a die face"."""

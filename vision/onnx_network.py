@@ -1,0 +1,28 @@
+"""An ONNX model run by cv2.dnn: loaded on first use, one forward pass at a time (a cv2.dnn.Net holds
+its input between setInput and forward, so two threads must not interleave them)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+class OnnxNetwork:
+    def __init__(self, model_path: Path | str, what: str):
+        self.model_path = Path(model_path)
+        self._what = what
+        self._net = None
+        self._lock = threading.Lock()
+
+    def forward(self, blob: np.ndarray) -> np.ndarray:
+        """The network's output for an NCHW float32 blob."""
+        with self._lock:
+            if self._net is None:
+                if not self.model_path.is_file():
+                    raise FileNotFoundError(f"{self._what} model not found: {self.model_path}")
+                self._net = cv2.dnn.readNetFromONNX(str(self.model_path))
+            self._net.setInput(blob)
+            return np.asarray(self._net.forward(), np.float32)
