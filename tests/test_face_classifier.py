@@ -62,6 +62,8 @@ def test_drawn_faces_are_read_at_any_angle(die_colour, pip_colour):
     results = default_classifier().classify(image, boxes)
     assert [value for value, _ in results] == values
     assert all(confidence > 0.5 for _, confidence in results)
+    # Boxes already along the faces' edges (the reader's) need not be turned again.
+    assert [value for value, _ in default_classifier().classify(image, boxes, turned=True)] == values
 
 
 def test_the_bare_tray_is_not_a_face():

@@ -160,22 +160,27 @@ class FaceClassifier:
         """Raw network output (N, 7) for a blob from crops_to_blob."""
         return self.network.forward(blob).reshape(len(blob), CLASS_COUNT)
 
-    def probabilities(self, image: np.ndarray, boxes: Sequence[RotatedBox]) -> np.ndarray:
-        """(N, 7) class probabilities: columns 0..5 are faces 1..6, column 6 is "not a die face"."""
+    def probabilities(self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False) -> np.ndarray:
+        """(N, 7) class probabilities: columns 0..5 are faces 1..6, column 6 is "not a die face".
+
+        `turned`: the boxes already lie along their faces' edges (the reader outlines each face), so
+        the turn is not measured again.
+        """
         if len(boxes) == 0:
             _as_bgr(image)
             return np.zeros((0, CLASS_COUNT), np.float32)
-        return softmax(self.logits(crops_to_blob(face_crops(image, boxes))))
+        crops = crop_faces(image, boxes) if turned else face_crops(image, boxes)
+        return softmax(self.logits(crops_to_blob(crops)))
 
     def classify(
-        self, image: np.ndarray, boxes: Sequence[RotatedBox]
+        self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False
     ) -> list[tuple[int | None, float]]:
         """Per box (face value 1..6, or None when it is not a readable face; confidence 0..1).
 
         The confidence is the probability of the class returned: of that face, or of "not a die face".
         """
         result: list[tuple[int | None, float]] = []
-        for row in self.probabilities(image, boxes):
+        for row in self.probabilities(image, boxes, turned):
             best = int(np.argmax(row))
             value = None if best == NOT_A_FACE else FACE_VALUES[best]
             result.append((value, float(row[best])))

@@ -302,7 +302,7 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
     if spots:
         boxes = [face_box(frame, spot) for spot in spots]
         classifier = _face_classifier() if use_classifier else None
-        learned = classifier.classify(frame, boxes) if classifier is not None else [None] * len(boxes)
+        learned = classifier.classify(frame, boxes, turned=True) if classifier is not None else [None] * len(boxes)
         for spot, box, opinion in zip(spots, boxes, learned):
             if opinion is not None and opinion[0] is not None and opinion[1] >= CLASSIFIER_ALONE:
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
