@@ -16,11 +16,13 @@ Anything doubtful makes the whole reading "unsure" with a reason, never a confid
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
+from .die_detector import SURE, default_detector
+from .face_classifier import CROP_SIZE, crop_faces, default_classifier, face_angle
 from .reading import Die, Reading
 
 MIN_SIDE, MAX_SIDE = 320, 4096
@@ -219,25 +221,13 @@ def prepare() -> None:
     """Do the one-time set-up now, so the first frame read is not slowed by it: OpenCV builds its
     Lab conversion tables on first use (half a second here) and the networks load.
     For a camera loop or a command that times its readings."""
-    from .die_detector import default_detector
-
     cv2.cvtColor(np.zeros((2, 2, 3), np.uint8), cv2.COLOR_BGR2LAB)
     default_detector().look(np.zeros((240, 320, 3), np.uint8))
-    classifier = _face_classifier()
-    if classifier is not None:
-        from .face_classifier import CROP_SIZE
-
-        classifier.logits(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32))
-
-
-def _face_classifier():
-    from . import face_classifier
-
-    return face_classifier.default_classifier() if face_classifier.MODEL_PATH.is_file() else None
+    default_classifier().logits(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32))
 
 
 def combine(classical: FaceRead, learned: tuple[int | None, float] | None) -> tuple[int | None, float]:
-    """One value and confidence from the pip count and (when installed) the classifier."""
+    """One value and confidence from the pip count and (unless left out) the classifier."""
     if learned is None:
         return classical.value, classical.confidence
     learned_value, learned_confidence = learned
@@ -251,8 +241,6 @@ def combine(classical: FaceRead, learned: tuple[int | None, float] | None) -> tu
 def face_box(frame: np.ndarray, spot) -> tuple[tuple[float, float], tuple[float, float], float]:
     """The top face of a detected die as a rotated square: the face's own outline where its colour
     shows it, else the detector's upright square round it, turned and shrunk to the face's edges."""
-    from .face_classifier import crop_faces, face_angle
-
     refined = refine_box(frame, spot.box)
     if refined is not None:
         side = math.sqrt(refined[1][0] * refined[1][1])
@@ -285,11 +273,6 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
               region: tuple[int, int, int, int] | None = None) -> Reading:
     """Read every die in a BGR frame of the tray; only within `region` (x, y, width, height: the
     calibrated tray) when given. A ValueError says what is wrong with a bad image."""
-    from dataclasses import replace
-
-    from .die_detector import SURE, default_detector
-    from .face_classifier import crop_faces
-
     frame = as_bgr(image)
     view, left, top = tray_view(frame, region)
     sight = default_detector().look(view)
@@ -301,8 +284,7 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
         problems.append(f"something that is no die is in the tray near ({x + left:.0f}, {y + top:.0f}) (a hand?)")
     if spots:
         boxes = [face_box(frame, spot) for spot in spots]
-        classifier = _face_classifier() if use_classifier else None
-        learned = classifier.classify(frame, boxes, turned=True) if classifier is not None else [None] * len(boxes)
+        learned = default_classifier().classify(frame, boxes, turned=True) if use_classifier else [None] * len(boxes)
         for spot, box, opinion in zip(spots, boxes, learned):
             if opinion is not None and opinion[0] is not None and opinion[1] >= CLASSIFIER_ALONE:
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
