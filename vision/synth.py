@@ -472,23 +472,39 @@ def _shade(normal: np.ndarray, light: np.ndarray) -> float:
     return 0.45 + 0.6 * max(float(np.dot(normal, light)), 0.0)
 
 
-def render_dice(image: np.ndarray, scene: Scene, dice: Sequence[DieSpec], textures: dict) -> None:
+def _paint_die(image: np.ndarray, scene: Scene, die: DieSpec, textures: dict, body: bool, top: bool) -> None:
+    """The die's silhouette and side faces (`body`) and/or its uppermost face (`top`)."""
     camera, light = scene.camera, np.array(scene.light)
-    far_first = sorted(dice, key=lambda d: -float(np.linalg.norm(camera.position - d.centre())))
-    for die in far_first:
-        base, _ = DIE_COLOURS[die.colour]
-        opacity = 0.78 if die.translucent else 1.0
+    base, _ = DIE_COLOURS[die.colour]
+    opacity = 0.78 if die.translucent else 1.0
+    faces = die.faces()
+    uppermost = max(range(len(faces)), key=lambda index: faces[index][1][2])
+    if body:
         silhouette = camera.project(_rounded_hull(die))
         hull = cv2.convexHull(silhouette.astype(np.float32)).reshape(-1, 2)
         _fill_polygon(image, hull, np.array(base, np.float32) * 0.55, opacity)
-        for value, normal, corners in die.faces():
-            if not camera.faces_camera(corners.mean(axis=0), normal):
-                continue
+    for index, (value, normal, corners) in enumerate(faces):
+        if (body if index != uppermost else top) and camera.faces_camera(corners.mean(axis=0), normal):
             key = (value, die.colour, die.pips)
             if key not in textures:
                 textures[key] = face_texture(value, base, PIP_COLOURS[die.pips][0])
             colour, alpha = textures[key]
             _paste_quad(image, colour * _shade(normal, light), alpha * opacity, camera.project(corners))
+
+
+def render_dice(image: np.ndarray, scene: Scene, dice: Sequence[DieSpec], textures: dict) -> None:
+    """Dice are painted far to near, but the top faces of the dice lying flat go on after every such
+    die's body: all at one height, they cannot be hidden by another flat die (whose sides, nearer the
+    camera, may overlap them in the picture). Dice that lean or fly are above them and go on last."""
+    far_first = sorted(dice, key=lambda d: -float(np.linalg.norm(scene.camera.position - d.centre())))
+    flat = [die for die in far_first if not die.tilt and not die.lift]
+    for die in flat:
+        _paint_die(image, scene, die, textures, body=True, top=False)
+    for die in flat:
+        _paint_die(image, scene, die, textures, body=False, top=True)
+    for die in far_first:
+        if die.tilt or die.lift:
+            _paint_die(image, scene, die, textures, body=True, top=True)
 
 
 def render_shadows(image: np.ndarray, scene: Scene, dice: Sequence[DieSpec]) -> None:
