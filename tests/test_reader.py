@@ -178,3 +178,28 @@ def test_a_tray_region_keeps_dice_outside_it_out_and_positions_in_frame_pixels()
 def test_a_tray_region_off_the_frame_is_refused(region):
     with pytest.raises(ValueError, match="tray region"):
         vision.read_dice(tray(), region=region)
+
+
+def test_a_spot_on_a_stronger_dies_face_is_that_die_found_twice():
+    from vision.die_detector import Detection
+    from vision.reader import distinct_dice
+
+    three = Detection(107, 629, 67, 0.8)
+    corner_pip = Detection(91, 604, 45, 0.4)  # on the three's face, turned 10 degrees
+    neighbour = Detection(167, 629, 60, 0.5)  # touching it, one face side away
+    boxes = [((107, 629), (58, 58), 10.0), ((91, 604), (40, 40), 0.0), ((167, 629), (58, 58), 10.0)]
+    assert distinct_dice([three, corner_pip, neighbour], boxes) == [0, 2]
+
+
+@given(st.floats(-1.0, 1.0), st.floats(-1.0, 1.0), st.floats(0, 90))
+def test_a_point_is_on_a_turned_face_when_within_half_a_side_along_both_edges(along, across, angle):
+    from math import cos, radians, sin
+    from vision.reader import on_face
+
+    side, turn = 40.0, radians(angle)
+    x = 100 + side / 2 * (along * cos(turn) - across * sin(turn))
+    y = 100 + side / 2 * (along * sin(turn) + across * cos(turn))
+    if max(abs(along), abs(across)) < 0.999:
+        assert on_face(((100, 100), (side, side), angle), x, y)
+    elif max(abs(along), abs(across)) > 1.001:
+        assert not on_face(((100, 100), (side, side), angle), x, y)

@@ -253,6 +253,26 @@ def face_box(frame: np.ndarray, spot) -> tuple[tuple[float, float], tuple[float,
     return ((spot.x, spot.y), (side, side), turn)
 
 
+def on_face(box, x: float, y: float) -> bool:
+    """Whether the point (x, y) lies on the rotated square face `box`."""
+    (cx, cy), (side, _), angle = box
+    turn = math.radians(angle)
+    along = (x - cx) * math.cos(turn) + (y - cy) * math.sin(turn)
+    across = -(x - cx) * math.sin(turn) + (y - cy) * math.cos(turn)
+    return max(abs(along), abs(across)) <= side / 2
+
+
+def distinct_dice(spots, boxes) -> list[int]:
+    """Indices of the spots (strongest first) that are dice of their own. The top faces of dice lying
+    flat are all at one height, so they never overlap in the picture: a spot on a stronger spot's face
+    is that die found twice (a corner pip of a three read as a one, for instance)."""
+    kept: list[int] = []
+    for index, spot in enumerate(spots):
+        if not any(on_face(boxes[other], spot.x, spot.y) for other in kept):
+            kept.append(index)
+    return kept
+
+
 def tray_view(frame: np.ndarray, region: tuple[int, int, int, int] | None) -> tuple[np.ndarray, int, int]:
     """The part of the frame dice are looked for in, and its top-left corner: the calibrated tray
     region and a rim round it (a die's top face, nearer the camera, shows a little outside the floor
@@ -284,6 +304,8 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
         problems.append(f"something that is no die is in the tray near ({x + left:.0f}, {y + top:.0f}) (a hand?)")
     if spots:
         boxes = [face_box(frame, spot) for spot in spots]
+        distinct = distinct_dice(spots, boxes)
+        spots, boxes = [spots[i] for i in distinct], [boxes[i] for i in distinct]
         learned = default_classifier().classify(frame, boxes, turned=True) if use_classifier else [None] * len(boxes)
         for spot, box, opinion in zip(spots, boxes, learned):
             if opinion is not None and opinion[0] is not None and opinion[1] >= CLASSIFIER_ALONE:
