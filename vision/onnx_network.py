@@ -9,6 +9,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+# OpenCV 5 runs these small networks with its new engine by default; its classic one is 1.4 to 1.7
+# times faster on the face classifier here, the same on the detector, with the same outputs.
+# OpenCV 4 has the classic engine only, and no such argument.
+_ENGINE = {"engine": cv2.dnn.ENGINE_CLASSIC} if hasattr(cv2.dnn, "ENGINE_CLASSIC") else {}
+
 
 class OnnxNetwork:
     def __init__(self, model_path: Path | str, what: str):
@@ -23,6 +28,6 @@ class OnnxNetwork:
             if self._net is None:
                 if not self.model_path.is_file():
                     raise FileNotFoundError(f"{self._what} model not found: {self.model_path}")
-                self._net = cv2.dnn.readNetFromONNX(str(self.model_path))
+                self._net = cv2.dnn.readNetFromONNX(str(self.model_path), **_ENGINE)
             self._net.setInput(blob)
             return np.asarray(self._net.forward(), np.float32)
