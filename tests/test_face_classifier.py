@@ -230,7 +230,7 @@ def test_real_photos_of_the_test_split_are_read_accurately(jittered):
 
 # Measured on the byler-d6 test split, with labelled and with jittered boxes (see README): a little
 # below both.
-ACCURACY_FLOOR = 0.94
+ACCURACY_FLOOR = 0.95
 
 
 @settings(max_examples=40, deadline=None)
