@@ -203,3 +203,37 @@ def test_a_point_is_on_a_turned_face_when_within_half_a_side_along_both_edges(al
         assert on_face(((100, 100), (side, side), angle), x, y)
     elif max(abs(along), abs(across)) > 1.001:
         assert not on_face(((100, 100), (side, side), angle), x, y)
+
+
+class _FakeDetector:
+    def __init__(self, spots):
+        self.spots = spots
+
+    def look(self, frame):
+        from vision.die_detector import Sight
+
+        return Sight(list(self.spots), [])
+
+
+class _FakeClassifier:
+    def __init__(self, opinion):
+        self.opinion = opinion
+
+    def classify(self, image, boxes, turned=False):
+        return [self.opinion] * len(boxes)
+
+
+@pytest.mark.parametrize("opinion, said", [
+    ((None, 0.57), ("something at (400, 300) may be a die",)),  # unsure it is no face: say so
+    ((None, 0.95), ()),  # sure it is no face (a screw head, a crumb): nothing there
+])
+def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(monkeypatch, opinion, said):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 80, 0.4)]))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier(opinion))
+    reading = reader.read_dice(image)
+    assert reading.dice == () and reading.problems == said

@@ -317,7 +317,8 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
             value, confidence = combine(classical, opinion)
             where = f"({spot.x:.0f}, {spot.y:.0f})"
             if value is None and spot.score < SURE:
-                if classical.pip_count > 0 and (opinion is None or opinion[0] is not None):
+                surely_no_face = opinion is not None and opinion[0] is None and opinion[1] >= CLASSIFIER_ALONE
+                if classical.pip_count > 0 and not surely_no_face:
                     problems.append(f"something at {where} may be a die")
                 # Otherwise a faint peak without a face's pips is a screw head, a crumb, a pattern.
                 continue
