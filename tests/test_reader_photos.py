@@ -31,12 +31,12 @@ def test_the_whole_test_split_is_read(test_split_scores):
 def test_per_die_accuracy_floor(test_split_scores):
     right = sum(s.dice_right for s in test_split_scores)
     labelled = sum(s.dice_labelled for s in test_split_scores)
-    assert right / labelled >= 0.89, f"{right} of {labelled} dice read right (measured 282 of 308)"
+    assert right / labelled >= 0.89, f"{right} of {labelled} dice read right (measured 284 of 308)"
 
 
 def test_exact_read_floor(test_split_scores):
     exact = sum(s.exact for s in test_split_scores)
-    assert exact >= 28, f"{exact} of 50 pictures read exactly (measured 31)"
+    assert exact >= 28, f"{exact} of 50 pictures read exactly (measured 30)"
 
 
 def test_silent_wrong_ceiling(test_split_scores):
@@ -44,3 +44,18 @@ def test_silent_wrong_ceiling(test_split_scores):
     label errors (README, "Face classifier"), where the reader is right."""
     silent = [s for s in test_split_scores if s.silent_wrong]
     assert len(silent) <= 2
+
+
+@pytest.mark.parametrize("photo, speck", [
+    ("IMG_20191208_111924.jpg", (111, 341)),  # test split
+    ("IMG_20191208_111953.jpg", (116, 342)),  # train split: the same speck, a later throw
+    ("IMG_20191208_111411.jpg", (196, 423)),  # train split
+])
+def test_a_speck_of_dust_on_the_tray_is_no_die_showing_one(photo, speck):
+    """Alone in a die-sized patch of bare tray, a speck looks like the pip of a one on a die the tray's
+    colour; the classifier learnt that with no die's outline round it, it is no face."""
+    if not (BYLER / "images" / photo).is_file():
+        pytest.skip(f"the shared photo set is not here: {BYLER}")
+    reading = vision.read_dice(cv2.imread(str(BYLER / "images" / photo)))
+    near = [die for die in reading.dice if abs(die.x - speck[0]) < 15 and abs(die.y - speck[1]) < 15]
+    assert [die.value for die in near if die.value is not None] == []
