@@ -89,6 +89,23 @@ def test_each_face_layout_is_counted(value):
     assert read_face(face).value == value
 
 
+@pytest.mark.parametrize("diameter", [0.25, 0.33, 0.42])  # of the face's side
+def test_a_large_lone_pip_is_a_one(diameter):
+    face = np.full((FACE_PX, FACE_PX, 3), 30, np.uint8)
+    centre = (FACE_PX - 1) // 2
+    cv2.circle(face, (centre, centre), round(diameter * FACE_PX / 2), (40, 210, 230), -1)
+    assert read_face(face).value == 1
+
+
+def test_a_large_blob_beside_small_pips_is_no_pip():
+    face = np.full((FACE_PX, FACE_PX, 3), 230, np.uint8)
+    half = (FACE_PX - 1) / 2
+    for u, v in pip_offsets(2):
+        cv2.circle(face, (round(half + u * FACE_PX), round(half + v * FACE_PX)), 3, (20, 20, 20), -1)
+    cv2.circle(face, (round(half + 10), round(half - 10)), 8, (20, 20, 20), -1)  # a stain off the diagonal
+    assert read_face(face).value == 2
+
+
 @pytest.mark.parametrize(
     "bad, message",
     [

@@ -110,6 +110,10 @@ def _pip_blobs(face_lab: np.ndarray) -> tuple[list[tuple[float, float, float]], 
     # largest are not pips.
     crop_area = FACE_PX * FACE_PX
     pips = [pip for pip in found if 0.01 * crop_area <= pip[2] <= 0.08 * crop_area]
+    large = [pip for pip in found if 0.08 * crop_area < pip[2] <= 0.16 * crop_area]
+    if not pips and len(large) == 1:
+        # The pip of a one is often made larger than the others, up to about 45 % of the side across.
+        pips = large
     if pips:
         largest = max(area for _, _, area in pips)
         pips = [pip for pip in pips if pip[2] >= 0.4 * largest]
