@@ -36,9 +36,11 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "face_classifier.onnx"
 _SQRT2 = math.sqrt(2.0)
 
 
-def _as_bgr(image: np.ndarray) -> np.ndarray:
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """The image as 3-channel uint8 (grey and BGRA converted), or a ValueError saying what is wrong."""
     if not isinstance(image, np.ndarray) or image.size == 0:
-        raise ValueError("image must be a non-empty numpy array")
+        raise ValueError(f"image must be a non-empty numpy array, got {type(image).__name__}"
+                         + (" of size 0" if isinstance(image, np.ndarray) else ""))
     if image.dtype != np.uint8:
         raise ValueError(f"image must be 8-bit (uint8), got {image.dtype}")
     if image.ndim == 2:
@@ -74,7 +76,7 @@ def crop_faces(
     The square is centred on the box, its side is the box's longer side times `margin`, and it is turned
     so the box's edges are horizontal and vertical. Parts beyond the image edge repeat the edge pixels.
     """
-    frame = _as_bgr(image)
+    frame = as_bgr(image)
     crops = np.empty((len(boxes), size, size, 3), np.uint8)
     # A rotated square fits inside an upright one sqrt(2) larger. When the crop is smaller than the die,
     # that upright square is first shrunk with area averaging, so small pips are not aliased away.
@@ -167,7 +169,7 @@ class FaceClassifier:
         the turn is not measured again.
         """
         if len(boxes) == 0:
-            _as_bgr(image)
+            as_bgr(image)
             return np.zeros((0, CLASS_COUNT), np.float32)
         crops = crop_faces(image, boxes) if turned else face_crops(image, boxes)
         return softmax(self.logits(crops_to_blob(crops)))

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .die_detector import SURE, default_detector
-from .face_classifier import CROP_SIZE, crop_faces, default_classifier, face_angle
+from .face_classifier import CROP_SIZE, as_bgr, crop_faces, default_classifier, face_angle
 from .reading import Die, Reading
 
 MIN_SIDE, MAX_SIDE = 320, 4096
@@ -44,18 +44,9 @@ class FaceRead:
     symmetry_error: float
 
 
-def as_bgr(image: np.ndarray) -> np.ndarray:
-    """The frame as 3-channel uint8, or a ValueError saying what is wrong with it."""
-    if not isinstance(image, np.ndarray):
-        raise ValueError(f"image must be a numpy array, got {type(image).__name__}")
-    if image.dtype != np.uint8:
-        raise ValueError(f"image must be 8-bit (uint8), got {image.dtype}")
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    elif image.ndim == 3 and image.shape[2] == 4:
-        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    elif not (image.ndim == 3 and image.shape[2] == 3):
-        raise ValueError(f"image must be grey, BGR or BGRA, got shape {image.shape}")
+def as_frame(image: np.ndarray) -> np.ndarray:
+    """The frame as 3-channel uint8, or a ValueError saying what is wrong with it (its size too)."""
+    image = as_bgr(image)
     height, width = image.shape[:2]
     if min(height, width) < MIN_SIDE // 2 or max(height, width) < MIN_SIDE or max(height, width) > MAX_SIDE:
         raise ValueError(
@@ -297,7 +288,7 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
               region: tuple[int, int, int, int] | None = None) -> Reading:
     """Read every die in a BGR frame of the tray; only within `region` (x, y, width, height: the
     calibrated tray) when given. A ValueError says what is wrong with a bad image."""
-    frame = as_bgr(image)
+    frame = as_frame(image)
     view, left, top = tray_view(frame, region)
     sight = default_detector().look(view)
     spots = [replace(spot, x=spot.x + left, y=spot.y + top) for spot in sight.dice]
