@@ -1,5 +1,6 @@
-"""The reader on real photographs (the shared byler-d6 test split): floors a little below what was
-measured (README, "Reading dice"), so a change that makes the reader worse on real dice fails here."""
+"""The reader on real photographs (the shared byler-d6 test split, its two known label errors set
+right): floors a little below what was measured (README, "Reading dice"), so a change that makes the
+reader worse on real dice fails here."""
 
 from pathlib import Path
 
@@ -31,19 +32,19 @@ def test_the_whole_test_split_is_read(test_split_scores):
 def test_per_die_accuracy_floor(test_split_scores):
     right = sum(s.dice_right for s in test_split_scores)
     labelled = sum(s.dice_labelled for s in test_split_scores)
-    assert right / labelled >= 0.89, f"{right} of {labelled} dice read right (measured 284 of 308)"
+    assert right / labelled >= 0.90, f"{right} of {labelled} dice read right (measured 286 of 308)"
 
 
 def test_exact_read_floor(test_split_scores):
     exact = sum(s.exact for s in test_split_scores)
-    assert exact >= 28, f"{exact} of 50 pictures read exactly (measured 30)"
+    assert exact >= 30, f"{exact} of 50 pictures read exactly (measured 32)"
 
 
 def test_silent_wrong_ceiling(test_split_scores):
-    """Wrong but "ok" is the failure that costs a player points. Measured 2 of 50: both are the set's
-    label errors (README, "Face classifier"), where the reader is right."""
+    """Wrong but "ok" is the failure that costs a player points: issue 4 allows 2 % of the pictures,
+    1 of these 50. Measured 0."""
     silent = [s for s in test_split_scores if s.silent_wrong]
-    assert len(silent) <= 2
+    assert len(silent) <= 1
 
 
 @pytest.mark.parametrize("photo, speck", [

@@ -41,6 +41,7 @@ from vision.face_classifier import (  # noqa: E402
     crops_to_blob,
     face_crops,
 )
+from vision.labelled import KNOWN_LABEL_ERRORS  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
 # Offsets up to this fraction of the die's side still count as "on the die"; from NEGATIVE_OFFSET on
@@ -77,6 +78,7 @@ def load_split(dataset: Path, split: str) -> LabelledSet:
         names = sorted(row["image"] for row in csv.DictReader(handle) if row["split"] == split)
     images: list[np.ndarray] = []
     dice: list[LabelledDie] = []
+    seen = {(error.image, error.line): error.seen for error in KNOWN_LABEL_ERRORS.get(dataset.name, ())}
     for index, name in enumerate(names):
         image = cv2.imread(str(dataset / "images" / name), cv2.IMREAD_COLOR)
         if image is None:
@@ -84,9 +86,8 @@ def load_split(dataset: Path, split: str) -> LabelledSet:
         height, width = image.shape[:2]
         images.append(image)
         label_file = dataset / "labels" / (Path(name).stem + ".txt")
-        for line in label_file.read_text().split("\n"):
-            if not line.strip():
-                continue
+        lines = [line for line in label_file.read_text().split("\n") if line.strip()]
+        for line_index, line in enumerate(lines):
             cls, x, y, w, h = line.split()
             dice.append(
                 LabelledDie(
@@ -94,7 +95,7 @@ def load_split(dataset: Path, split: str) -> LabelledSet:
                     cx=float(x) * width,
                     cy=float(y) * height,
                     side=math.sqrt(float(w) * width * float(h) * height),
-                    value=int(cls) + 1,
+                    value=seen.get((name, line_index), int(cls) + 1),
                 )
             )
     return LabelledSet(names, images, dice)
@@ -517,22 +518,7 @@ def _contact_sheet(crops, truths, predictions, confidences, path: Path) -> None:
 
 
 # Dice of the TEST split whose label is wrong, seen at full size: (image, x, y in pixels, value shown).
-KNOWN_LABEL_ERRORS = (
-    ("IMG_20191209_095555.jpg", 161, 264, 6),  # labelled 5
-    ("IMG_20191209_100002.jpg", 137, 362, 3),  # labelled 2
-)
 CURVE_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
-
-
-def _mislabelled(data: LabelledSet) -> set[int]:
-    """Indices into data.dice of the known label errors present in `data`."""
-    found = set()
-    for name, x, y, _ in KNOWN_LABEL_ERRORS:
-        if name in data.names:
-            image = data.names.index(name)
-            on_image = [i for i, d in enumerate(data.dice) if d.image == image]
-            found.add(min(on_image, key=lambda i: math.hypot(data.dice[i].cx - x, data.dice[i].cy - y)))
-    return found
 
 
 def _lowest_threshold_allowing(confidence: np.ndarray, wrong: np.ndarray, allowed: int) -> float:
@@ -555,26 +541,22 @@ def _report(name: str, classifier: FaceClassifier, data: LabelledSet, jitter_see
     confidence = np.array([c for _, c in results])
     right = np.array([v == t for v, t in zip(values, truths)])
     wrong = np.array([v is not None and v != t for v, t in zip(values, truths)])
-    label_error = np.zeros(len(truths), bool)
-    label_error[list(_mislabelled(data))] = True
     print(f"\n{name}: {len(truths)} dice, accuracy {right.mean():.4f} "
-          f"({int(right.sum())} right, {int(wrong.sum())} wrong value "
-          f"({int((wrong & label_error).sum())} of them known label errors), "
+          f"({int(right.sum())} right, {int(wrong.sum())} wrong value, "
           f"{int(sum(v is None for v in values))} 'not a die face')")
     print("confusion (rows: true face 1-6; columns: read 1-6, not a face)")
     for truth in FACE_VALUES:
         row = [sum(1 for v, t in zip(values, truths) if t == truth and v == read)
                for read in (*FACE_VALUES, None)]
         print(f"  {truth}: " + " ".join(f"{n:4d}" for n in row))
-    truly_wrong = wrong & ~label_error
-    at_most_one = _lowest_threshold_allowing(confidence, truly_wrong, 1)
+    at_most_one = _lowest_threshold_allowing(confidence, wrong, 1)
     none_wrong = _lowest_threshold_allowing(confidence, wrong, 0)
-    print("threshold -> wrong values accepted (not label errors / all), dice left unsure, right and accepted")
+    print("threshold -> wrong values accepted, dice left unsure, right and accepted")
     for threshold in sorted({*CURVE_THRESHOLDS, at_most_one, none_wrong}):
         accepted = np.array([v is not None for v in values]) & (confidence >= threshold)
-        print(f"  {threshold:.4f}: wrong {int((truly_wrong & accepted).sum())} / {int((wrong & accepted).sum())}, "
+        print(f"  {threshold:.4f}: wrong {int((wrong & accepted).sum())}, "
               f"unsure {1 - accepted.mean():.4f}, right and accepted {(right & accepted).mean():.4f}")
-    print(f"  lowest threshold with at most 1 wrong value (not a label error) accepted: {at_most_one:.4f}; "
+    print(f"  lowest threshold with at most 1 wrong value accepted: {at_most_one:.4f}; "
           f"with no wrong value at all: {none_wrong:.4f}")
     missed = [i for i in range(len(truths)) if not right[i]]
     if sheet is not None:
