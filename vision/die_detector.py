@@ -113,20 +113,19 @@ class Sight:
 def decode(output: np.ndarray, threshold: float = CANDIDATE) -> list[Detection]:
     """Detections in network-input pixels from one (6, h, w) output; peaks below `threshold` are dropped."""
     heat = centre_heat(output[:4])
-    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    rows, columns = np.nonzero((heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))))
     padded = np.pad(heat, 1)
-    found = []
-    for row, column in zip(*np.nonzero(peaks)):
-        window = padded[row:row + 3, column:column + 3]
-        weights = window / window.sum()
-        # The score-weighted mean of the 3x3 window places the centre between grid points.
-        dy = float((weights.sum(axis=1) * (-1, 0, 1)).sum())
-        dx = float((weights.sum(axis=0) * (-1, 0, 1)).sum())
-        x = (column + 0.5 + dx) * HEAT_STRIDE
-        y = (row + 0.5 + dy) * HEAT_STRIDE
-        size = SIZE_UNIT * math.exp(float(np.clip(output[4, row // 2, column // 2], -4.0, 4.0)))
-        found.append(Detection(x, y, size, float(heat[row, column])))
-    return found
+    # Each peak's 3x3 window, (3, 3, peaks): the score-weighted mean of the window places the centre
+    # between grid points.
+    window = np.array([[padded[rows + dr, columns + dc] for dc in range(3)] for dr in range(3)])
+    total = window.sum(axis=(0, 1))
+    dy = (window[2].sum(axis=0) - window[0].sum(axis=0)) / total
+    dx = (window[:, 2].sum(axis=0) - window[:, 0].sum(axis=0)) / total
+    xs = (columns + 0.5 + dx) * HEAT_STRIDE
+    ys = (rows + 0.5 + dy) * HEAT_STRIDE
+    sizes = SIZE_UNIT * np.exp(np.clip(output[4, rows // 2, columns // 2], -4.0, 4.0))
+    return [Detection(float(x), float(y), float(size), float(score))
+            for x, y, size, score in zip(xs, ys, sizes, heat[rows, columns])]
 
 
 class DieDetector:
