@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .die_detector import SURE, default_detector
-from .face_classifier import CROP_SIZE, as_bgr, crop_faces, default_classifier, face_angle
+from .face_classifier import CROP_SIZE, as_bgr, crop_faces, default_classifier, face_angle, frame_window, shrink
 from .reading import Die, Reading
 
 MIN_SIDE, MAX_SIDE = 320, 4096
@@ -142,10 +142,10 @@ def refine_box(frame: np.ndarray, box) -> tuple[tuple[float, float], tuple[float
     """The top face's own rectangle, found around a detected die's box (which may include a side face, a
     shadow or the edge of a neighbour); None when no square face shows there."""
     (cx, cy), (w, h), _ = box
-    span = 1.4 * max(w, h)
+    span = max(int(1.4 * max(w, h)), 4)
     size = 48
-    window = cv2.getRectSubPix(frame, (max(int(span), 4),) * 2, (cx, cy))
-    window = cv2.resize(window, (size, size), interpolation=cv2.INTER_AREA)
+    window, left, top = frame_window(frame, cx, cy, span)
+    window = shrink(window, size)
     # A tighter colour cut than for pips: the side faces, shaded a little darker, stay out.
     face, _ = _face_region(cv2.cvtColor(window, cv2.COLOR_BGR2LAB), cut_share=SIDE_FACE_CUT)
     face = _fill_small_holes(face, max_hole=size * size // 4)
@@ -159,11 +159,9 @@ def refine_box(frame: np.ndarray, box) -> tuple[tuple[float, float], tuple[float
         return None
     if cv2.contourArea(contour) < 0.82 * fw * fh:
         return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
-    k = max(int(span), 4) / size
-    origin_x = cx - (max(int(span), 4) - 1) / 2.0
-    origin_y = cy - (max(int(span), 4) - 1) / 2.0
+    k = span / size
     # +0.5 pixel centres: resize maps pixel centres, not corners
-    return (((fx + 0.5) * k - 0.5 + origin_x, (fy + 0.5) * k - 0.5 + origin_y), (fw * k, fh * k), angle)
+    return (((fx + 0.5) * k - 0.5 + left, (fy + 0.5) * k - 0.5 + top), (fw * k, fh * k), angle)
 
 
 def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:
