@@ -363,6 +363,30 @@ def build_network(width: int = 20, deep: bool = False):
     )
 
 
+def slim_into(net, wider: dict) -> None:
+    """Start a narrower network from a trained wider one of the same layout: each convolution keeps the
+    output channels whose BatchNorm scale is largest (the ones the wider network leans on most), and the
+    layer after it the matching inputs. A head start for a cheaper network, to be trained on from there."""
+    import torch
+
+    kept_inputs = torch.arange(3)
+    state = {}
+    modules = list(net.named_modules())[1:]
+    for (name, module), (next_name, next_module) in zip(modules, modules[1:] + [("", None)]):
+        if isinstance(module, torch.nn.Conv2d):
+            scale = wider[f"{next_name}.weight"].abs()
+            kept = torch.sort(torch.argsort(scale, descending=True)[: module.out_channels]).values
+            state[f"{name}.weight"] = wider[f"{name}.weight"][kept][:, kept_inputs]
+            for field in ("weight", "bias", "running_mean", "running_var"):
+                state[f"{next_name}.{field}"] = wider[f"{next_name}.{field}"][kept]
+            state[f"{next_name}.num_batches_tracked"] = wider[f"{next_name}.num_batches_tracked"]
+            kept_inputs = kept
+        elif isinstance(module, torch.nn.Linear):
+            state[f"{name}.weight"] = wider[f"{name}.weight"][:, kept_inputs]
+            state[f"{name}.bias"] = wider[f"{name}.bias"]
+    net.load_state_dict(state)
+
+
 def _accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
     import torch
 
@@ -435,6 +459,7 @@ def train(args) -> None:
         )
 
     training, holdout = subset(keep), subset(held)
+    photographed_dice = len(training.dice)
     for folder in args.generated:
         generated = load_generated(folder)
         print(f"adding {len(generated.names)} generated pictures ({len(generated.dice)} dice) from {folder}")
@@ -449,18 +474,24 @@ def train(args) -> None:
     if args.resume:
         net.load_state_dict(torch.load(args.resume))
         print(f"starting from the weights in {args.resume}")
+    elif args.slim_from:
+        slim_into(net, torch.load(args.slim_from))
+        print(f"starting from the strongest channels of the wider network in {args.slim_from}")
     print(f"{sum(p.numel() for p in net.parameters())} parameters")
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=1e-4)
     steps = args.epochs * (args.samples_per_epoch // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.learning_rate, total_steps=steps)
     loss_of = torch.nn.CrossEntropyLoss(label_smoothing=0.05, reduction="none")
     hard = HardDice(len(training.dice), args.hard_boost)
+    # The photographs are the real thing; the generated pictures outnumber them about four to one.
+    source_weights = np.ones(len(training.dice))
+    source_weights[:photographed_dice] = args.photo_weight
     started = time.perf_counter()
     for epoch in range(args.epochs):
         epoch_start = time.perf_counter()
         crops, labels, shown = training_batch(
             training, args.samples_per_epoch, args.negative_share, rng,
-            hard.weights() if args.hard_boost else None, args.smear_share, args.speck_share,
+            source_weights * (hard.weights() if args.hard_boost else 1.0), args.smear_share, args.speck_share,
         )
         data_seconds = time.perf_counter() - epoch_start
         blob, targets = torch.from_numpy(crops_to_blob(crops)), torch.from_numpy(labels)
@@ -630,6 +661,10 @@ def main(argv=None) -> None:
                               help="share of the boxes off the dice given a speck near their middle")
     train_parser.add_argument("--hard-boost", type=float, default=3.0,
                               help="most extra weight a die the network gets wrong is drawn with (0: none)")
+    train_parser.add_argument("--slim-from", type=Path,
+                              help="start from the strongest channels of wider torch weights (--save-weights)")
+    train_parser.add_argument("--photo-weight", type=float, default=1.0,
+                              help="how much more often a photographed die is drawn than a generated one")
     train_parser.add_argument("--save-weights", type=Path, help="also keep the torch weights here")
     train_parser.add_argument("--resume", type=Path, help="start from torch weights saved by --save-weights")
     train_parser.add_argument("--threads", type=int, default=1)
