@@ -292,3 +292,39 @@ def test_the_threshold_curve_lets_through_only_the_allowed_wrong_values():
         # ...and it is the lowest such threshold: one step lower lets one more through when any is left.
         if allowed < 3:
             assert int((wrong & (confidence >= np.nextafter(threshold, 0.0))).sum()) == allowed + 1
+
+
+def test_a_network_slimmed_to_its_own_width_is_the_same_network():
+    torch = pytest.importorskip("torch", reason="torch is in the train extra: pip install -e '.[train]'")
+    tool = _training_tool()
+    torch.manual_seed(3)
+    wide = tool.build_network(8, deep=True)
+    with torch.no_grad():  # BatchNorm scales and statistics other than their defaults
+        for module in wide.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.weight.uniform_(0.2, 2.0)
+                module.running_mean.uniform_(-1, 1)
+                module.running_var.uniform_(0.5, 2.0)
+    same = tool.build_network(8, deep=True)
+    tool.slim_into(same, wide.state_dict())
+    crops = torch.randn(4, 3, CROP_SIZE, CROP_SIZE)
+    wide.eval(), same.eval()
+    with torch.no_grad():
+        assert torch.equal(wide(crops), same(crops))
+
+
+def test_a_slimmed_network_keeps_the_channels_with_the_largest_batchnorm_scale():
+    torch = pytest.importorskip("torch", reason="torch is in the train extra: pip install -e '.[train]'")
+    tool = _training_tool()
+    wide = tool.build_network(8, deep=False)
+    first_norm = wide[1]
+    with torch.no_grad():
+        first_norm.weight.copy_(torch.tensor([0.1, 5.0, 0.2, 4.0, 0.3, 3.0, 0.4, 0.5]))
+    narrow = tool.build_network(4, deep=False)
+    tool.slim_into(narrow, wide.state_dict())
+    kept = [1, 3, 5, 7]
+    assert torch.equal(narrow[0].weight, wide[0].weight[kept])
+    assert torch.equal(narrow[1].weight, first_norm.weight[kept])
+    # The next convolution keeps its own strongest outputs, and reads only the channels kept before it.
+    next_kept = torch.argsort(wide[5].weight.abs(), descending=True)[:8].sort().values
+    assert torch.equal(narrow[4].weight, wide[4].weight[next_kept][:, kept])
