@@ -254,3 +254,21 @@ def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(monkeypat
     monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier(opinion))
     reading = reader.read_dice(image)
     assert reading.dice == () and reading.problems == said
+
+
+@pytest.mark.parametrize("score, value, said", [
+    (0.9, 2, ()),  # a sure peak: the classifier alone at 0.85 is enough
+    (0.4, None, ("something at (400, 300) may be a die",)),  # a faint one (a screw head?) needs 0.9
+])
+def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(monkeypatch, score, value, said):
+    """The classifier at 0.85 says two; the pip count sees the four drawn, so they do not agree."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 80, score)]))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier((2, 0.85)))
+    reading = reader.read_dice(image)
+    assert [die.value for die in reading.dice] == ([value] if value else [])
+    assert reading.problems == said
