@@ -229,9 +229,9 @@ def test_real_photos_of_the_test_split_are_read_accurately(jittered):
     assert right / total >= ACCURACY_FLOOR
 
 
-# Measured on the byler-d6 test split, with labelled and with jittered boxes (see README): a little
-# below both.
-ACCURACY_FLOOR = 0.95
+# Measured on the byler-d6 test split, with labelled and with jittered boxes (98.4 % and 97.7 %, see
+# README): a little below both.
+ACCURACY_FLOOR = 0.96
 
 
 @settings(max_examples=40, deadline=None)
