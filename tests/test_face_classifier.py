@@ -176,9 +176,10 @@ def test_boxes_are_turned_to_the_face_whatever_angle_they_came_with(value, die_a
     draw_die(image, value, (160, 120), side, die_angle, *colours)
     [((cx, cy), (w, h), angle)] = upright_boxes(image, [((160.0, 120.0), (side, side), box_angle)])
     assert (cx, cy, w, h) == (160.0, 120.0, side, side)
-    # The crop's own pixel grid pulls small dice a few degrees (the network is trained on that too):
-    # over 2000 random dice, at most 5.1 degrees from 32 px across, up to 10 to 12 below that.
-    assert _quarter_turn_distance(angle, die_angle) < (8.0 if side >= 32 else 13.0)
+    # The crop's own pixel grid pulls small dice some degrees, sixes most (the network is trained on
+    # that too): the worst found, by random search and by this test, 7.4 degrees at 32 px across and
+    # 13.2 at 26 px. A turn not found at all is up to 45 degrees off.
+    assert _quarter_turn_distance(angle, die_angle) < (10.0 if side >= 32 else 16.0)
 
 
 @settings(max_examples=30, deadline=None)
