@@ -23,6 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .imaging import shrink
 from .onnx_network import OnnxNetwork
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "die_detector.onnx"
@@ -82,13 +83,7 @@ def network_input(frame: np.ndarray) -> tuple[np.ndarray, float]:
     height, width = frame.shape[:2]
     scale = input_scale(width, height)
     small_w, small_h = max(round(width * scale), STRIDE), max(round(height * scale), STRIDE)
-    small = frame
-    while small.shape[1] >= 2 * small_w and small.shape[0] >= 2 * small_h:
-        # Halving with bilinear interpolation averages each 2x2 block, as INTER_AREA would, and costs
-        # several times less on a full frame.
-        small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_LINEAR)
-    if small.shape[:2] != (small_h, small_w):
-        small = cv2.resize(small, (small_w, small_h), interpolation=cv2.INTER_AREA)
+    small = shrink(frame, small_w, small_h)
     pad_w, pad_h = -small_w % STRIDE, -small_h % STRIDE
     if pad_w or pad_h:
         small = cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)

@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .imaging import as_bgr, frame_window, shrink
 from .onnx_network import OnnxNetwork
 
 RotatedBox = tuple[tuple[float, float], tuple[float, float], float]
@@ -34,46 +35,6 @@ CLASS_COUNT = NOT_A_FACE + 1
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "face_classifier.onnx"
 
 _SQRT2 = math.sqrt(2.0)
-
-
-def as_bgr(image: np.ndarray) -> np.ndarray:
-    """The image as 3-channel uint8 (grey and BGRA converted), or a ValueError saying what is wrong."""
-    if not isinstance(image, np.ndarray) or image.size == 0:
-        raise ValueError(f"image must be a non-empty numpy array, got {type(image).__name__}"
-                         + (" of size 0" if isinstance(image, np.ndarray) else ""))
-    if image.dtype != np.uint8:
-        raise ValueError(f"image must be 8-bit (uint8), got {image.dtype}")
-    if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.ndim == 3 and image.shape[2] == 3:
-        return image
-    if image.ndim == 3 and image.shape[2] == 4:
-        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    raise ValueError(f"image must be grey, BGR or BGRA, got shape {image.shape}")
-
-
-def frame_window(frame: np.ndarray, cx: float, cy: float, span: int) -> tuple[np.ndarray, int, int]:
-    """The span x span whole pixels of the frame centred as nearly as they can be on (cx, cy), edge
-    pixels repeated beyond the frame, and the window's top-left corner in the frame. Whole pixels:
-    interpolating a window to a sub-pixel centre costs as much as the rest of a die's analysis."""
-    left, top = round(cx - (span - 1) / 2), round(cy - (span - 1) / 2)
-    height, width = frame.shape[:2]
-    inside = frame[max(top, 0):max(min(top + span, height), 0), max(left, 0):max(min(left + span, width), 0)]
-    if inside.shape[:2] == (span, span):
-        return inside, left, top
-    if inside.size == 0:  # wholly off the frame: the nearest edge pixels, repeated
-        return cv2.getRectSubPix(frame, (span, span), (left + (span - 1) / 2, top + (span - 1) / 2)), left, top
-    below, right = max(top + span - height, 0), max(left + span - width, 0)
-    return cv2.copyMakeBorder(inside, max(-top, 0), below, max(-left, 0), right, cv2.BORDER_REPLICATE), left, top
-
-
-def shrink(image: np.ndarray, side: int) -> np.ndarray:
-    """A square image scaled down to side x side, averaging the pixels each one covers. Bilinear halvings
-    first (each averages 2x2 blocks, several times cheaper than a general area resize), then one area
-    resize. Pixel centres map as in any cv2.resize: x to (x + 0.5) * side / width - 0.5."""
-    while image.shape[0] >= 2 * side:
-        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_LINEAR)
-    return cv2.resize(image, (side, side), interpolation=cv2.INTER_AREA)
 
 
 def _parse_box(box: RotatedBox) -> tuple[float, float, float, float]:
@@ -114,7 +75,7 @@ def crop_faces(
         else:
             patch_px = int(math.ceil(span * _SQRT2)) + 1  # + 1: the whole-pixel window is up to half a pixel off
             patch, left, top = frame_window(frame, cx, cy, patch_px)
-            source = shrink(patch, enclosing)
+            source = shrink(patch, enclosing, enclosing)
             shrunk = enclosing / patch_px
             centre = ((cx - left + 0.5) * shrunk - 0.5, (cy - top + 0.5) * shrunk - 0.5)
             # `span` frame pixels must land on `size` crop pixels.

@@ -22,7 +22,8 @@ import cv2
 import numpy as np
 
 from .die_detector import SURE, default_detector
-from .face_classifier import CROP_SIZE, as_bgr, crop_faces, default_classifier, face_angle, frame_window, shrink
+from .face_classifier import CROP_SIZE, crop_faces, default_classifier, face_angle
+from .imaging import as_bgr, frame_window, shrink
 from .reading import Die, Reading
 
 MIN_SIDE, MAX_SIDE = 320, 4096
@@ -146,7 +147,7 @@ def refine_box(frame: np.ndarray, box) -> tuple[tuple[float, float], tuple[float
     span = max(int(1.4 * max(w, h)), 4)
     size = 48
     window, left, top = frame_window(frame, cx, cy, span)
-    window = shrink(window, size)
+    window = shrink(window, size, size)
     # A tighter colour cut than for pips: the side faces, shaded a little darker, stay out.
     face, _ = _face_region(cv2.cvtColor(window, cv2.COLOR_BGR2LAB), cut_share=SIDE_FACE_CUT)
     face = _fill_small_holes(face, max_hole=size * size // 4)
