@@ -15,7 +15,6 @@ light, blur, noise and JPEG.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import statistics
@@ -41,7 +40,7 @@ from vision.face_classifier import (  # noqa: E402
     crops_to_blob,
     face_crops,
 )
-from vision.labelled import KNOWN_LABEL_ERRORS  # noqa: E402
+from vision.labelled import load_folder  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
 # Offsets up to this fraction of the die's side still count as "on the die"; from NEGATIVE_OFFSET on
@@ -71,33 +70,21 @@ class LabelledSet:
 
 
 def load_split(dataset: Path, split: str) -> LabelledSet:
-    split_file = dataset / "split.csv"
-    if not split_file.is_file():
+    """The photos of one split with their dice, known label errors set right (vision.labelled)."""
+    if not (dataset / "split.csv").is_file():
         raise SystemExit(f"no labelled photos at {dataset} (split.csv missing)")
-    with split_file.open(newline="") as handle:
-        names = sorted(row["image"] for row in csv.DictReader(handle) if row["split"] == split)
+    names: list[str] = []
     images: list[np.ndarray] = []
     dice: list[LabelledDie] = []
-    seen = {(error.image, error.line): error.seen for error in KNOWN_LABEL_ERRORS.get(dataset.name, ())}
-    for index, name in enumerate(names):
-        image = cv2.imread(str(dataset / "images" / name), cv2.IMREAD_COLOR)
+    for label in sorted(load_folder(dataset, split), key=lambda label: label.path.name):
+        image = cv2.imread(str(label.path), cv2.IMREAD_COLOR)
         if image is None:
-            raise SystemExit(f"cannot read {dataset / 'images' / name}")
+            raise SystemExit(f"cannot read {label.path}")
         height, width = image.shape[:2]
+        dice += [LabelledDie(len(images), die.x, die.y, math.sqrt(die.width * die.height), die.value)
+                 for die in label.boxes_in_pixels(width, height) or ()]
+        names.append(label.path.name)
         images.append(image)
-        label_file = dataset / "labels" / (Path(name).stem + ".txt")
-        lines = [line for line in label_file.read_text().split("\n") if line.strip()]
-        for line_index, line in enumerate(lines):
-            cls, x, y, w, h = line.split()
-            dice.append(
-                LabelledDie(
-                    image=index,
-                    cx=float(x) * width,
-                    cy=float(y) * height,
-                    side=math.sqrt(float(w) * width * float(h) * height),
-                    value=seen.get((name, line_index), int(cls) + 1),
-                )
-            )
     return LabelledSet(names, images, dice)
 
 
