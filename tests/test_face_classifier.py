@@ -16,6 +16,7 @@ from vision.face_classifier import (
     CLASS_COUNT,
     CROP_SIZE,
     MODEL_PATH,
+    SECOND_LOOK_BELOW,
     FaceClassifier,
     crop_faces,
     crops_to_blob,
@@ -81,6 +82,37 @@ def test_batching_does_not_change_the_answers():
     assert together.shape == (6, CLASS_COUNT)
     np.testing.assert_allclose(together, alone, atol=1e-4)
     np.testing.assert_allclose(together.sum(axis=1), 1.0, atol=1e-5)
+
+
+def _sharp_and_blurred_faces() -> np.ndarray:
+    """Drawn dice, sharp and blurred: crops the network is sure of and crops it doubts."""
+    image = tray(640, 200)
+    boxes = [draw_die(image, v, (55 + 105 * (v - 1), 100), 36, 0, *COLOURS[v % len(COLOURS)]) for v in range(1, 7)]
+    pictures = [image] + [cv2.GaussianBlur(image, (0, 0), blur) for blur in (3.5, 4.5)]
+    return np.concatenate([crop_faces(picture, boxes) for picture in pictures])
+
+
+@pytest.mark.parametrize("quarter_turns, mirrored", [(q, m) for q in range(4) for m in (False, True)][1:])
+def test_a_doubtful_face_reads_the_same_turned_or_mirrored(quarter_turns, mirrored):
+    crops = _sharp_and_blurred_faces()
+    moved = np.rot90(crops, quarter_turns, axes=(1, 2))
+    moved = np.ascontiguousarray(moved[:, :, ::-1] if mirrored else moved)
+    classifier = default_classifier()
+    first, second = classifier.read_crops(crops), classifier.read_crops(moved)
+    at_first_sight = [softmax_of(classifier.logits(crops_to_blob(c))) for c in (crops, moved)]
+    doubtful = [single.max(axis=1) < SECOND_LOOK_BELOW for single in at_first_sight]
+    both = doubtful[0] & doubtful[1]
+    assert both.sum() >= 2 and not doubtful[0].all()
+    # Read again in all eight views and averaged: the same whichever view came first.
+    np.testing.assert_allclose(first[both], second[both], atol=1e-5)
+    # A face the network is sure of at first sight keeps that first reading.
+    np.testing.assert_allclose(first[~doubtful[0]], at_first_sight[0][~doubtful[0]], atol=1e-6)
+    np.testing.assert_allclose(first.sum(axis=1), 1.0, atol=1e-5)
+
+
+def softmax_of(logits: np.ndarray) -> np.ndarray:
+    exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return exp / exp.sum(axis=1, keepdims=True)
 
 
 def test_no_boxes_gives_no_answers():
