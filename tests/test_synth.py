@@ -63,8 +63,9 @@ def test_each_layout_is_the_standard_point_symmetric_pattern(value):
 
 
 @pytest.mark.parametrize("value", range(1, 7))
-def test_a_face_texture_shows_as_many_pips_as_its_value(value):
-    colour, alpha = synth.face_texture(value, (230, 230, 230), (20, 20, 20))
+@pytest.mark.parametrize("marble", [None, 5, 6])
+def test_a_face_texture_shows_as_many_pips_as_its_value(value, marble):
+    colour, alpha = synth.face_texture(value, (230, 230, 230), (20, 20, 20), marble)
     dark = ((colour.mean(axis=2) < 100) & (alpha > 0.5)).astype(np.uint8)
     count, _ = cv2.connectedComponents(dark)
     assert count - 1 == value
@@ -111,8 +112,27 @@ def test_dice_never_overlap_and_stay_inside_the_tray():
 def test_light_dice_get_dark_pips_and_dark_dice_light_pips():
     rng = np.random.default_rng(2)
     for _ in range(200):
-        die, pips, _ = synth.pick_colours(rng)
+        die, pips, _, marbled = synth.pick_colours(rng)
         assert synth.DIE_COLOURS[die][1] != synth.PIP_COLOURS[pips][1]
+        assert not marbled
+
+
+def test_the_training_variety_adds_red_pips_on_dark_dice_and_marbled_dice():
+    rng = np.random.default_rng(2)
+    picked = [synth.pick_colours(rng, variety=True) for _ in range(400)]
+    red_on_dark = [die for die, pips, _, _ in picked if pips == "red" and not synth.DIE_COLOURS[die][1]]
+    assert len(red_on_dark) >= 20 and "red" not in red_on_dark
+    assert 40 <= sum(marbled for *_, marbled in picked) <= 200
+    assert all(die != pips for die, pips, _, _ in picked)
+
+
+def test_every_committed_sample_is_still_the_scene_its_seed_makes():
+    plan = {seed: distraction for _, seed, distraction in synth.sample_plan(len(_manifest()), 0)}
+    for row in _manifest():
+        label = json.loads((SAMPLES / "truth" / f"{Path(row['image']).stem}.json").read_text())
+        scene = synth.random_scene(label["seed"], plan[label["seed"]])
+        assert synth.truth(scene, row["image"]) | {"seed": label["seed"]} == label
+        assert not any(die.marbled for die in scene.dice)
 
 
 def test_a_cocked_die_or_a_hand_or_blur_makes_the_expected_reading_unsure():

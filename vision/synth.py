@@ -95,6 +95,7 @@ class DieSpec:
     colour: str
     pips: str
     translucent: bool = False
+    marbled: bool = False  # veined in a second colour, as many real dice are
     tilt: float = 0.0  # degrees; a cocked die leans on something and has no flat top face
     tilt_axis: float = 0.0  # degrees, direction in the tray plane the die leans about
     lift: float = 0.0  # mm above the floor (a die in the air while rolling)
@@ -306,20 +307,29 @@ def place_dice(rng: np.random.Generator, count: int, tray: tuple[float, float], 
     return [(d.x, d.y, d.yaw) for d in placed]
 
 
-def pick_colours(rng: np.random.Generator) -> tuple[str, str, bool]:
-    """A die colour and a pip colour that contrast (dark pips on light dice, light pips on dark)."""
+def pick_colours(rng: np.random.Generator, variety: bool = False) -> tuple[str, str, bool, bool]:
+    """A die colour, a pip colour that contrasts (dark pips on light dice, light pips on dark),
+    translucent or not, marbled or not.
+
+    `variety` (for training, not for samples/, whose seeds must keep making the same pictures) adds
+    what real dice also have and is hardest to read: dim red pips on dark dice, and marbled dice.
+    """
     die = rng.choice(list(DIE_COLOURS))
     light_die = DIE_COLOURS[die][1]
     pips = [p for p, (_, light_pip) in PIP_COLOURS.items() if light_pip != light_die]
+    if variety and not light_die and rng.random() < 0.3:
+        pips = ["red"]
     if die == "red":
-        pips = [p for p in pips if p != "red"]
+        pips = [p for p in pips if p != "red"] or ["white"]
     translucent = bool(rng.random() < 0.15) and die in ("red", "blue", "green", "white")
-    return str(die), str(rng.choice(pips)), translucent
+    marbled = variety and not translucent and bool(rng.random() < 0.25)
+    return str(die), str(rng.choice(pips)), translucent, marbled
 
 
 def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int] | None = None,
-                 dice_count: int | None = None) -> Scene:
-    """A random but reproducible scene. `distraction` is one of DISTRACTIONS or None."""
+                 dice_count: int | None = None, variety: bool = False) -> Scene:
+    """A random but reproducible scene. `distraction` is one of DISTRACTIONS or None; `variety` as in
+    pick_colours."""
     rng = np.random.default_rng(seed)
     width, height = size or RESOLUTIONS[rng.choice(len(RESOLUTIONS), p=(0.6, 0.2, 0.1, 0.1))]
     tray_width = rng.uniform(240, 360)
@@ -332,11 +342,11 @@ def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int
         dice_count = int(rng.choice([0, 1, 2, 3, 4, 5, 5, 5, 5, 5, 6, 7]))
     positions = place_dice(rng, dice_count, tray, die_size, touching=rng.choice([0.0, 0.3, 0.6]))
     same_colour = rng.random() < 0.5
-    shared = pick_colours(rng)
+    shared = pick_colours(rng, variety)
     dice = []
     for x, y, yaw in positions:
-        colour, pips, translucent = shared if same_colour else pick_colours(rng)
-        dice.append(DieSpec(int(rng.integers(1, 7)), x, y, die_size, yaw, colour, pips, translucent))
+        colour, pips, translucent, marbled = shared if same_colour else pick_colours(rng, variety)
+        dice.append(DieSpec(int(rng.integers(1, 7)), x, y, die_size, yaw, colour, pips, translucent, marbled))
     problems: list[str] = []
     hand = None
     motion = None
@@ -396,8 +406,10 @@ def _random_hand(rng: np.random.Generator, camera: Camera, dice: Sequence[DieSpe
 # ----------------------------------------------------------------------------------------------- rendering
 
 
-def face_texture(value: int, die_colour: Sequence[int], pip_colour: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """A die face (BGR float, alpha) with rounded corners, a darker bevelled rim and sunken pips."""
+def face_texture(value: int, die_colour: Sequence[int], pip_colour: Sequence[int],
+                 marble: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A die face (BGR float, alpha) with rounded corners, a darker bevelled rim and sunken pips;
+    with `marble` (a seed), veined in a lighter or darker shade of its colour."""
     n = _FACE_TEXTURE
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
     u = (xx + 0.5) / n * 2 - 1
@@ -411,6 +423,8 @@ def face_texture(value: int, die_colour: Sequence[int], pip_colour: Sequence[int
     bevel = 0.72 + 0.28 * np.clip(edge / 0.16, 0, 1)
     colour = np.empty((n, n, 3), np.float32)
     colour[:] = np.array(die_colour, np.float32)
+    if marble is not None:
+        colour = _marbled(colour, np.random.default_rng(marble))
     colour *= bevel[..., None]
     pip_radius = 0.17 if value != 1 else 0.24
     for px, py in PIP_LAYOUTS[value]:
@@ -420,6 +434,17 @@ def face_texture(value: int, die_colour: Sequence[int], pip_colour: Sequence[int
         shade = 0.8 + 0.2 * np.clip((v - py) / pip_radius, -1, 1)[..., None]
         colour = colour * (1 - cover) + np.array(pip_colour, np.float32) * shade * cover
     return colour, alpha
+
+
+def _marbled(colour: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Soft veins across a plain face: bands where a smooth random field crosses a few levels."""
+    n = colour.shape[0]
+    field = cv2.resize(rng.normal(size=(5, 5)).astype(np.float32), (n, n), interpolation=cv2.INTER_CUBIC)
+    veins = np.clip(1.0 - np.abs(np.sin(field * rng.uniform(1.5, 3.0))) * 1.4, 0.0, 1.0)[..., None]
+    # Light veins on a dark die, dark on a light one, never as far from the die's colour as its pips.
+    vein_colour = colour * 0.55 if colour.mean() > 128 else colour * 0.5 + 110.0
+    strength = rng.uniform(0.4, 0.8)
+    return colour * (1 - strength * veins) + vein_colour * strength * veins
 
 
 def felt_texture(rng: np.random.Generator, width: int, height: int, colour: Sequence[int]) -> np.ndarray:
@@ -485,9 +510,11 @@ def _paint_die(image: np.ndarray, scene: Scene, die: DieSpec, textures: dict, bo
         _fill_polygon(image, hull, np.array(base, np.float32) * 0.55, opacity)
     for index, (value, normal, corners) in enumerate(faces):
         if (body if index != uppermost else top) and camera.faces_camera(corners.mean(axis=0), normal):
-            key = (value, die.colour, die.pips)
+            # A marbled die's veins are its own: seeded by where it lies.
+            marble = int(1000 * abs(die.x) + abs(die.y)) if die.marbled else None
+            key = (value, die.colour, die.pips, marble)
             if key not in textures:
-                textures[key] = face_texture(value, base, PIP_COLOURS[die.pips][0])
+                textures[key] = face_texture(value, base, PIP_COLOURS[die.pips][0], marble)
             colour, alpha = textures[key]
             _paste_quad(image, colour * _shade(normal, light), alpha * opacity, camera.project(corners))
 
@@ -693,10 +720,10 @@ def sample_plan(count: int, first_seed: int) -> list[tuple[str, int, str | None]
     return plan
 
 
-def write_sample(out: Path, quality: int, planned: tuple[str, int, str | None]) -> dict:
+def write_sample(out: Path, quality: int, variety: bool, planned: tuple[str, int, str | None]) -> dict:
     """Render one planned picture into out/images, with its truth file and YOLO label; returns the truth."""
     name, seed, distraction = planned
-    scene = random_scene(seed, distraction)
+    scene = random_scene(seed, distraction, variety=variety)
     image_name = f"{name}.jpg"
     if not cv2.imwrite(str(out / "images" / image_name), render(scene), [cv2.IMWRITE_JPEG_QUALITY, quality]):
         raise OSError(f"could not write {out / 'images' / image_name}")
@@ -707,12 +734,14 @@ def write_sample(out: Path, quality: int, planned: tuple[str, int, str | None]) 
     return label
 
 
-def write_samples(out: Path, count: int, first_seed: int = 0, quality: int = 85, jobs: int = 1) -> list[dict]:
-    """Render `count` pictures into out/ (images/, truth/, labels/, manifest.csv) with `jobs` processes."""
+def write_samples(out: Path, count: int, first_seed: int = 0, quality: int = 85, jobs: int = 1,
+                  variety: bool = False) -> list[dict]:
+    """Render `count` pictures into out/ (images/, truth/, labels/, manifest.csv) with `jobs` processes;
+    `variety` as in pick_colours."""
     for folder in ("images", "labels", "truth"):
         (out / folder).mkdir(parents=True, exist_ok=True)
     (out / "labels" / "classes.txt").write_text("".join(f"{v}\n" for v in range(1, 7)))
-    write = partial(write_sample, out, quality)
+    write = partial(write_sample, out, quality, variety)
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
             labels = list(pool.map(write, sample_plan(count, first_seed), chunksize=8))
@@ -854,10 +883,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quality", type=int, default=85, help="JPEG quality (default 85)")
     parser.add_argument("--sequences", action="store_true", help="also write the settle-detection sequences")
     parser.add_argument("--jobs", type=int, default=1, help="processes rendering at once (default 1)")
+    parser.add_argument("--variety", action="store_true",
+                        help="also dim red pips on dark dice and marbled dice (for training; not samples/)")
     args = parser.parse_args(argv)
     if args.count < 0 or not 1 <= args.quality <= 100 or args.jobs < 1:
         parser.error("--count must be 0 or more, --quality within 1..100 and --jobs 1 or more")
-    labels = write_samples(args.out, args.count, args.first_seed, args.quality, args.jobs)
+    labels = write_samples(args.out, args.count, args.first_seed, args.quality, args.jobs, args.variety)
     print(f"wrote {len(labels)} pictures to {args.out}")
     if args.sequences:
         names = write_sequences(args.out / "sequences")
