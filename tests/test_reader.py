@@ -272,3 +272,27 @@ def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(monkeypatch, scor
     reading = reader.read_dice(image)
     assert [die.value for die in reading.dice] == ([value] if value else [])
     assert reading.problems == said
+
+
+class _SureOnlyOfLargeBoxes:
+    """Sure of a four on a box at least 60 px across, unsure of anything on a smaller one."""
+
+    def classify(self, image, boxes, turned=False):
+        return [(4, 0.95) if box[1][0] >= 60 else (None, 0.5) for box in boxes]
+
+
+@pytest.mark.parametrize("detected_size, read_size", [
+    (50, (65, 75)),  # the outline (70 px) is too large for the detector's 50: read both, keep the surer
+    (90, (65, 75)),  # they agree (the upright square round a face turned 20 degrees is 1.28 times it)
+])
+def test_a_face_outline_the_detector_sizes_differently_is_read_too(monkeypatch, detected_size, read_size):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, detected_size, 0.9)]))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOnlyOfLargeBoxes())
+    reading = reader.read_dice(image)
+    assert [die.value for die in reading.dice] == [4] and reading.status == "ok"
+    assert read_size[0] <= reading.dice[0].size <= read_size[1]

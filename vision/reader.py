@@ -241,19 +241,30 @@ def combine(classical: FaceRead, learned: tuple[int | None, float] | None,
     return None, 0.0
 
 
-def face_box(frame: np.ndarray, spot) -> tuple[tuple[float, float], tuple[float, float], float]:
+def face_boxes(frame: np.ndarray, spot) -> list[tuple[tuple[float, float], tuple[float, float], float]]:
     """The top face of a detected die as a rotated square: the face's own outline where its colour
-    shows it, else the detector's upright square round it, turned and shrunk to the face's edges."""
+    shows it and its size agrees with the detector's, else the detector's upright square round it,
+    turned and shrunk to the face's edges, followed by the outline when there is one. The classifier
+    reads both and the surer is kept: the detector sizes a die with a lone pip on a dark tray too
+    small at times, and the outline takes in a shadow or a neighbour at others."""
     refined = refine_box(frame, spot.box)
+    outline = None
     if refined is not None:
         side = math.sqrt(refined[1][0] * refined[1][1])
+        outline = (refined[0], (side, side), refined[2])
         # A face's own square is 0.71 (turned 45 degrees) to 1 times the upright one round it.
         if 0.55 * spot.size <= side <= 1.2 * spot.size:
-            return (refined[0], (side, side), refined[2])
+            return [outline]
     (window,) = crop_faces(frame, [spot.box], size=FACE_PX, margin=1.0)
     turn = face_angle(window) % 90.0
     side = spot.size / (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
-    return ((spot.x, spot.y), (side, side), turn)
+    return [((spot.x, spot.y), (side, side), turn)] + ([outline] if outline else [])
+
+
+def surest(candidates: list, opinions: list[tuple[int | None, float]]) -> tuple:
+    """The (box, opinion) of the candidate boxes of one die whose reading is surest: a face value over
+    "not a face", then the higher confidence; the first on a tie."""
+    return max(zip(candidates, opinions), key=lambda pair: (pair[1][0] is not None, pair[1][1]))
 
 
 def on_face(box, x: float, y: float) -> bool:
@@ -306,11 +317,15 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
         x, y = np.mean(sight.foreign, axis=0)
         problems.append(f"something that is no die is in the tray near ({x + left:.0f}, {y + top:.0f}) (a hand?)")
     if spots:
-        boxes = [face_box(frame, spot) for spot in spots]
-        distinct = distinct_dice(spots, boxes)
-        spots, boxes = [spots[i] for i in distinct], [boxes[i] for i in distinct]
-        learned = default_classifier().classify(frame, boxes, turned=True) if use_classifier else [None] * len(boxes)
-        for spot, box, opinion in zip(spots, boxes, learned):
+        candidates = [face_boxes(frame, spot) for spot in spots]
+        distinct = distinct_dice(spots, [boxes[0] for boxes in candidates])
+        spots, candidates = [spots[i] for i in distinct], [candidates[i] for i in distinct]
+        if use_classifier:
+            opinions = iter(default_classifier().classify(frame, [box for boxes in candidates for box in boxes], turned=True))
+            chosen = [surest(boxes, [next(opinions) for _ in boxes]) for boxes in candidates]
+        else:
+            chosen = [(boxes[0], None) for boxes in candidates]
+        for spot, (box, opinion) in zip(spots, chosen):
             alone = CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
             if opinion is not None and opinion[0] is not None and opinion[1] >= alone:
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
