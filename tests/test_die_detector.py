@@ -123,6 +123,28 @@ def test_drawn_dice_are_found_where_they_are_drawn(side):
         assert spot.size == pytest.approx(upright, rel=0.25 if side / 4 > 12 else 0.8)
 
 
+@pytest.mark.parametrize("side", [220, 300, 420])
+def test_dice_too_large_for_the_first_look_are_found_by_a_coarser_one(side):
+    image = tray()
+    centres = [(330, 300), (950, 320), (640, 700)]
+    for value, centre in zip([2, 5, 6], centres):
+        draw_die(image, value, centre, side, 30.0)
+    sight = default_detector().look(image)
+    assert len(sight.large) == 3
+    for cx, cy in centres:
+        big = min(sight.large, key=lambda d: math.dist((d.x, d.y), (cx, cy)))
+        assert math.dist((big.x, big.y), (cx, cy)) < 0.2 * side
+        assert big.size == pytest.approx(side * (math.cos(math.radians(30)) + math.sin(math.radians(30))), rel=0.3)
+
+
+def test_dice_the_first_look_sees_well_are_not_large():
+    image = tray()
+    for index, value in enumerate([1, 3, 4, 5, 6]):
+        # Up to 141 px round a face turned 45 degrees: 35 px where the first look looks, below LARGE.
+        draw_die(image, value, (200 + 220 * index, 300 + 250 * (index % 2)), 100, 11.0 * index)
+    assert default_detector().look(image).large == []
+
+
 def test_an_empty_tray_holds_no_die():
     assert [d for d in default_detector().look(tray()).dice if d.score >= SURE] == []
 

@@ -296,3 +296,73 @@ def test_a_face_outline_the_detector_sizes_differently_is_read_too(monkeypatch, 
     reading = reader.read_dice(image)
     assert [die.value for die in reading.dice] == [4] and reading.status == "ok"
     assert read_size[0] <= reading.dice[0].size <= read_size[1]
+
+
+LARGE_DICE_CENTRES = [(230, 260), (640, 250), (1050, 270), (430, 700), (850, 690)]
+
+
+@pytest.mark.parametrize("side, body, pips, tray_colour", [
+    (200, (235, 235, 235), (20, 20, 20), (60, 120, 40)),
+    (200, (30, 30, 30), (240, 240, 240), (200, 200, 200)),
+    (280, (235, 235, 235), (20, 20, 20), (60, 120, 40)),
+    (280, (40, 40, 200), (250, 250, 250), (90, 60, 40)),
+    (360, (40, 40, 200), (250, 250, 250), (90, 60, 40)),
+])
+def test_dice_a_fifth_to_a_quarter_of_the_frame_wide_are_read_not_their_pips(side, body, pips, tray_colour):
+    """At the detector's first look (320 px) these dice are 50 to 90 px: larger than any it learnt,
+    they show as their pips, each a one, and their edges as something that is no die."""
+    image = tray(colour=tray_colour, seed=1)
+    rng = np.random.default_rng(side)
+    values = [2, 3, 4, 5, 6]
+    for value, centre in zip(values, LARGE_DICE_CENTRES):
+        draw_die(image, value, centre, side, float(rng.uniform(0, 90)), body, pips)
+    reading = vision.read_dice(image)
+    assert (reading.status, reading.values) == ("ok", values), reading.problems
+
+
+class _SureOfEverySize:
+    """Reads any box at least `large` px across as `large_value`, smaller ones as `small_value`."""
+
+    def __init__(self, large: float, large_value: int, small_value: int):
+        self.large, self.large_value, self.small_value = large, large_value, small_value
+
+    def classify(self, image, boxes, turned=False):
+        return [(self.large_value if box[1][0] >= self.large else self.small_value, 0.95) for box in boxes]
+
+
+class _FakeDetectorWithLarge(_FakeDetector):
+    def __init__(self, spots, large):
+        super().__init__(spots)
+        self.large = large
+
+    def look(self, frame):
+        from vision.die_detector import Sight
+
+        return Sight(list(self.spots), [], list(self.large))
+
+
+def test_a_large_die_takes_the_place_of_its_pips_found_as_dice(monkeypatch):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
+    pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)]))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOfEverySize(200, 4, 1))
+    reading = reader.read_dice(image)
+    assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
+
+
+def test_two_dice_on_a_dark_tray_are_not_one_large_two(monkeypatch):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(30, 30, 30), seed=3)
+    for x in (540, 740):
+        draw_die(image, 6, (x, 480), 70, 0.0, (40, 40, 200), (250, 250, 250))
+    dice = [Detection(x, 480, 75, 0.9) for x in (540, 740)]
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(dice, [Detection(640, 480, 330, 0.9)]))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOfEverySize(200, 2, 6))
+    reading = reader.read_dice(image)
+    assert (reading.status, reading.values) == ("ok", [6, 6])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -46,6 +46,12 @@ CANDIDATE = 0.3
 # (5th to 95th percentile, median 0.31); in every byler-d6 photo and sample without a hand it stays
 # below 0.2.
 FOREIGN = 0.2
+# Dice larger than the network learnt (about 52 px where it looks) show as their pips instead, each a
+# die showing one; so the frame is also looked at 2 and 4 times smaller, where a die as wide as a
+# third, or two thirds, of the frame is in range. There, only dice larger than LARGE px at
+# DETECT_SIDE count: the smaller ones the first look sees better.
+COARSER = (2, 4)
+LARGE = 40.0
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,8 @@ class Detection:
         return ((self.x, self.y), (self.size, self.size), 0.0)
 
 
-def input_scale(width: int, height: int) -> float:
-    return DETECT_SIDE / max(width, height)
+def input_scale(width: int, height: int, side: int = DETECT_SIDE) -> float:
+    return side / max(width, height)
 
 
 def normalise(image: np.ndarray) -> np.ndarray:
@@ -78,16 +84,25 @@ def normalise(image: np.ndarray) -> np.ndarray:
     return cv2.dnn.blobFromImage(image, 1.0 / max(spread, 8.0), mean=(mean, mean, mean), swapRB=False)
 
 
-def network_input(frame: np.ndarray) -> tuple[np.ndarray, float]:
-    """The frame scaled to DETECT_SIDE and padded (edge pixels repeated) to a multiple of STRIDE."""
+def scaled_down(frame: np.ndarray, side: int) -> tuple[np.ndarray, float]:
+    """The frame shrunk so its longer side is `side` pixels, and the scale."""
     height, width = frame.shape[:2]
-    scale = input_scale(width, height)
-    small_w, small_h = max(round(width * scale), STRIDE), max(round(height * scale), STRIDE)
-    small = shrink(frame, small_w, small_h)
-    pad_w, pad_h = -small_w % STRIDE, -small_h % STRIDE
+    scale = input_scale(width, height, side)
+    return shrink(frame, max(round(width * scale), STRIDE), max(round(height * scale), STRIDE)), scale
+
+
+def padded_input(small: np.ndarray) -> np.ndarray:
+    """A shrunk frame padded (edge pixels repeated) to a multiple of STRIDE, as the network's blob."""
+    pad_h, pad_w = -small.shape[0] % STRIDE, -small.shape[1] % STRIDE
     if pad_w or pad_h:
         small = cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
-    return normalise(small), scale
+    return normalise(small)
+
+
+def network_input(frame: np.ndarray, side: int = DETECT_SIDE) -> tuple[np.ndarray, float]:
+    """The frame scaled so its longer side is `side` and padded to a multiple of STRIDE, and the scale."""
+    small, scale = scaled_down(frame, side)
+    return padded_input(small), scale
 
 
 def centre_heat(output: np.ndarray) -> np.ndarray:
@@ -103,6 +118,10 @@ class Sight:
 
     dice: list[Detection]  # strongest first, one per die
     foreign: list[tuple[float, float]]  # centres of the cells something else covers (a hand), frame pixels
+    # Surely dice where the frame was looked at COARSER times smaller, and larger than LARGE where the
+    # network looks first: dice too large for that first look, or else something shaped like a die
+    # at that scale (two dice on a dark tray are a two). The reader decides which, from the face.
+    large: list[Detection] = field(default_factory=list)
 
 
 def decode(output: np.ndarray, threshold: float = CANDIDATE) -> list[Detection]:
@@ -134,26 +153,45 @@ class DieDetector:
         return self.network.forward(blob)[0]
 
     def look(self, frame: np.ndarray, threshold: float = CANDIDATE) -> Sight:
-        """Every die (peak) scoring at least `threshold`, and whatever else is in the tray, in frame pixels."""
-        blob, scale = network_input(frame)
+        """Every die (peak) scoring at least `threshold`, whatever else is in the tray, and the large
+        die-like things of the coarser looks, in frame pixels."""
         height, width = frame.shape[:2]
-        output = self.raw_output(blob)
+        small, scale = scaled_down(frame, DETECT_SIDE)
+        output = self.raw_output(padded_input(small))
         rows, columns = np.nonzero(output[5] >= math.log(FOREIGN / (1.0 - FOREIGN)))
         foreign = [(x, y) for x, y in zip((columns + 0.5) * STRIDE / scale, (rows + 0.5) * STRIDE / scale)
                    if x < width and y < height]
+        dice = _one_per_die(self._peaks(output, scale, width, height, threshold))
+        large = []
+        for factor in COARSER:
+            coarse, coarse_scale = scaled_down(small, DETECT_SIDE // factor)
+            coarse_scale *= scale
+            peaks = self._peaks(self.raw_output(padded_input(coarse)), coarse_scale, width, height, SURE)
+            large += [spot for spot in peaks if spot.size * scale >= LARGE]
+        return Sight(dice, [(float(x), float(y)) for x, y in foreign], _one_per_die(large))
+
+    @staticmethod
+    def _peaks(output: np.ndarray, scale: float, width: int, height: int, threshold: float) -> list[Detection]:
+        """The peaks of one look, in frame pixels, those on the padding left out."""
+        if output[:4].max() < math.log(threshold / (1.0 - threshold)):
+            return []  # no peak at all: the usual case of a coarser look, spared the decoding
         found = []
         for spot in decode(output, threshold):
             x, y = spot.x / scale, spot.y / scale
-            if x < width and y < height:  # not on the padding
+            if x < width and y < height:
                 found.append(Detection(x, y, spot.size / scale, spot.score))
-        kept: list[Detection] = []
-        for spot in sorted(found, key=lambda d: -d.score):
-            # Two dice lying flat cannot have centres closer than about a side (at least 0.7 of the
-            # upright square round a face): a second peak that near is the same die scored twice.
-            if all(math.dist((spot.x, spot.y), (die.x, die.y)) >= 0.45 * min(spot.size, die.size)
-                   for die in kept):
-                kept.append(spot)
-        return Sight(kept, [(float(x), float(y)) for x, y in foreign])
+        return found
+
+
+def _one_per_die(found: list[Detection]) -> list[Detection]:
+    """The detections strongest first, without the same die scored twice."""
+    kept: list[Detection] = []
+    for spot in sorted(found, key=lambda d: -d.score):
+        # Two dice lying flat cannot have centres closer than about a side (at least 0.7 of the
+        # upright square round a face): a second peak that near is the same die scored twice.
+        if all(math.dist((spot.x, spot.y), (die.x, die.y)) >= 0.45 * min(spot.size, die.size) for die in kept):
+            kept.append(spot)
+    return kept
 
 
 @functools.cache

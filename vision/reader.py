@@ -287,6 +287,46 @@ def distinct_dice(spots, boxes) -> list[int]:
     return kept
 
 
+def with_large_dice(frame: np.ndarray, spots: list, read: list, large: list, large_read: list) -> tuple[list, list]:
+    """The dice and their (box, opinion), with each large die of the detector's coarser looks that the
+    classifier reads surely in place of the spots on its face: its pips, which the first look takes
+    for dice. A spot read surely as a face other than one, or as a one with a square face of its own,
+    is a die: then the large one is something shaped like a die at that scale (two dice on a dark
+    tray are a two)."""
+    def is_a_die(index: int) -> bool:
+        opinion = read[index][1]
+        if opinion is None or opinion[0] is None or opinion[1] < CLASSIFIER_ALONE:
+            return False
+        return opinion[0] != 1 or refine_box(frame, spots[index].box) is not None
+
+    for big, (box, opinion) in zip(large, large_read):
+        if opinion is None or opinion[0] is None or opinion[1] < CLASSIFIER_ALONE:
+            continue
+        on_it = [index for index, spot in enumerate(spots) if on_face(box, spot.x, spot.y)]
+        if any(is_a_die(index) or _same_die(spots[index], big, box) for index in on_it):
+            continue
+        spots = [spot for index, spot in enumerate(spots) if index not in on_it] + [big]
+        read = [pair for index, pair in enumerate(read) if index not in on_it] + [(box, opinion)]
+    return spots, read
+
+
+def _same_die(spot, big, face) -> bool:
+    """Whether the first look's spot is the large die itself: near its face's centre and nearly its
+    size. (The first look sizes a large die's pips wildly, up to two thirds of the die, but off the
+    centre but for the middle pip of a one, three or five.)"""
+    (cx, cy), (side, _), _ = face
+    return math.dist((spot.x, spot.y), (cx, cy)) <= 0.25 * side and spot.size >= 0.6 * big.size
+
+
+def _boxes_and_opinions(frame: np.ndarray, candidates: list, use_classifier: bool) -> list:
+    """For each die's candidate squares (face_boxes), the square of its top face and the classifier's
+    (value, confidence) of it (None without the classifier): the square read most surely."""
+    if not use_classifier:
+        return [(boxes[0], None) for boxes in candidates]
+    opinions = iter(default_classifier().classify(frame, [box for boxes in candidates for box in boxes], turned=True))
+    return [surest(boxes, [next(opinions) for _ in boxes]) for boxes in candidates]
+
+
 def tray_view(frame: np.ndarray, region: tuple[int, int, int, int] | None) -> tuple[np.ndarray, int, int]:
     """The part of the frame dice are looked for in, and its top-left corner: the calibrated tray
     region and a rim round it (a die's top face, nearer the camera, shows a little outside the floor
@@ -310,41 +350,46 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
     frame = as_frame(image)
     view, left, top = tray_view(frame, region)
     sight = default_detector().look(view)
-    spots = [replace(spot, x=spot.x + left, y=spot.y + top) for spot in sight.dice]
+    spots, large = ([replace(spot, x=spot.x + left, y=spot.y + top) for spot in found]
+                    for found in (sight.dice, sight.large))
+    foreign = [(x + left, y + top) for x, y in sight.foreign]
     dice: list[Die] = []
     problems: list[str] = []
-    if sight.foreign:
-        x, y = np.mean(sight.foreign, axis=0)
-        problems.append(f"something that is no die is in the tray near ({x + left:.0f}, {y + top:.0f}) (a hand?)")
-    if spots:
+    read: list = []
+    if spots or large:
         candidates = [face_boxes(frame, spot) for spot in spots]
         distinct = distinct_dice(spots, [boxes[0] for boxes in candidates])
-        spots, candidates = [spots[i] for i in distinct], [candidates[i] for i in distinct]
-        if use_classifier:
-            opinions = iter(default_classifier().classify(frame, [box for boxes in candidates for box in boxes], turned=True))
-            chosen = [surest(boxes, [next(opinions) for _ in boxes]) for boxes in candidates]
-        else:
-            chosen = [(boxes[0], None) for boxes in candidates]
-        for spot, (box, opinion) in zip(spots, chosen):
-            alone = CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
-            if opinion is not None and opinion[0] is not None and opinion[1] >= alone:
-                # The pip count could only agree: spare it (most dice of a clear throw are read so).
-                dice.append(Die(opinion[0], spot.x, spot.y, box[1][0], box[2], round(opinion[1], 3)))
-                continue
-            (face,) = crop_faces(frame, [box], size=FACE_PX, margin=FACE_MARGIN)
-            classical = read_face(face)
-            value, confidence = combine(classical, opinion, alone)
-            where = f"({spot.x:.0f}, {spot.y:.0f})"
-            if value is None and spot.score < SURE:
-                surely_no_face = opinion is not None and opinion[0] is None and opinion[1] >= CLASSIFIER_ALONE
-                if classical.pip_count > 0 and not surely_no_face:
-                    problems.append(f"something at {where} may be a die")
-                # Otherwise a faint peak without a face's pips is a screw head, a crumb, a pattern.
-                continue
-            dice.append(Die(value, spot.x, spot.y, box[1][0], box[2], round(min(max(confidence, 0.0), 1.0), 3)))
-            if value is None:
-                problems.append(f"the die at {where} could not be read")
-            elif confidence < MIN_CONFIDENCE:
-                problems.append(f"the die at {where} looks like {value} but not surely")
+        spots = [spots[i] for i in distinct]
+        read = _boxes_and_opinions(frame, [candidates[i] for i in distinct], use_classifier)
+        if large and use_classifier:
+            large_read = _boxes_and_opinions(frame, [face_boxes(frame, spot) for spot in large], True)
+            spots, read = with_large_dice(frame, spots, read, large, large_read)
+            # The first look takes the edges of a die too large for it for something else (a hand).
+            foreign = [point for point in foreign
+                       if not any(math.dist(point, (big.x, big.y)) <= big.size for big in spots if big in large)]
+    if foreign:
+        x, y = np.mean(foreign, axis=0)
+        problems.append(f"something that is no die is in the tray near ({x:.0f}, {y:.0f}) (a hand?)")
+    for spot, (box, opinion) in zip(spots, read):
+        alone = CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
+        if opinion is not None and opinion[0] is not None and opinion[1] >= alone:
+            # The pip count could only agree: spare it (most dice of a clear throw are read so).
+            dice.append(Die(opinion[0], spot.x, spot.y, box[1][0], box[2], round(opinion[1], 3)))
+            continue
+        (face,) = crop_faces(frame, [box], size=FACE_PX, margin=FACE_MARGIN)
+        classical = read_face(face)
+        value, confidence = combine(classical, opinion, alone)
+        where = f"({spot.x:.0f}, {spot.y:.0f})"
+        if value is None and spot.score < SURE:
+            surely_no_face = opinion is not None and opinion[0] is None and opinion[1] >= CLASSIFIER_ALONE
+            if classical.pip_count > 0 and not surely_no_face:
+                problems.append(f"something at {where} may be a die")
+            # Otherwise a faint peak without a face's pips is a screw head, a crumb, a pattern.
+            continue
+        dice.append(Die(value, spot.x, spot.y, box[1][0], box[2], round(min(max(confidence, 0.0), 1.0), 3)))
+        if value is None:
+            problems.append(f"the die at {where} could not be read")
+        elif confidence < MIN_CONFIDENCE:
+            problems.append(f"the die at {where} looks like {value} but not surely")
     dice.sort(key=lambda d: (d.y, d.x))
     return Reading(tuple(dice), "unsure" if problems else "ok", tuple(problems))
