@@ -366,3 +366,21 @@ def test_two_dice_on_a_dark_tray_are_not_one_large_two(monkeypatch):
     monkeypatch.setattr(reader, "default_classifier", lambda: _SureOfEverySize(200, 2, 6))
     reading = reader.read_dice(image)
     assert (reading.status, reading.values) == ("ok", [6, 6])
+
+
+@pytest.mark.parametrize("side, body, pips, tray_colour", [
+    (24, (235, 235, 235), (20, 20, 20), (60, 120, 40)),
+    (24, (40, 40, 200), (250, 250, 250), (90, 60, 40)),
+    (30, (235, 235, 235), (20, 20, 20), (60, 120, 40)),
+])
+def test_dice_a_hundredth_of_a_large_frame_wide_are_read(side, body, pips, tray_colour):
+    """2304x1296, a camera's full frame: at the detector's first look (320 px) these dice are 3 to 4 px."""
+    width, height = 2304, 1296
+    image = tray(width, height, colour=tray_colour, seed=1)
+    rng = np.random.default_rng(side)
+    values = [1, 3, 4, 5, 6]
+    for index, value in enumerate(values):
+        centre = (width * (0.2 + 0.15 * index), height * (0.3 + 0.3 * (index % 2)))
+        draw_die(image, value, centre, side, float(rng.uniform(0, 90)), body, pips)
+    reading = vision.read_dice(image)
+    assert (reading.status, reading.values) == ("ok", values), reading.problems

@@ -52,6 +52,13 @@ FOREIGN = 0.2
 # DETECT_SIDE count: the smaller ones the first look sees better.
 COARSER = (2, 4)
 LARGE = 40.0
+# Dice smaller than the network learnt (about 9 px where it looks: a die a 35th of the frame wide, as
+# a camera seeing far more than the tray gives) are missed or misplaced; so when the first look finds
+# no die surely, or its dice are smaller than SMALL px, the frame is looked at again FINER times
+# larger (from the full frame) and the look that finds more dice surely is kept. Not always: that look
+# costs four times the first, and at a die's usual size it finds things that are no dice.
+FINER = 2
+SMALL = 12.0
 
 
 @dataclass(frozen=True)
@@ -153,8 +160,9 @@ class DieDetector:
         return self.network.forward(blob)[0]
 
     def look(self, frame: np.ndarray, threshold: float = CANDIDATE) -> Sight:
-        """Every die (peak) scoring at least `threshold`, whatever else is in the tray, and the large
-        die-like things of the coarser looks, in frame pixels."""
+        """Every die (peak) scoring at least `threshold` (of the finer look when dice are small),
+        whatever else is in the tray, and the large die-like things of the coarser looks, in frame
+        pixels."""
         height, width = frame.shape[:2]
         small, scale = scaled_down(frame, DETECT_SIDE)
         output = self.raw_output(padded_input(small))
@@ -162,6 +170,12 @@ class DieDetector:
         foreign = [(x, y) for x, y in zip((columns + 0.5) * STRIDE / scale, (rows + 0.5) * STRIDE / scale)
                    if x < width and y < height]
         dice = _one_per_die(self._peaks(output, scale, width, height, threshold))
+        sure = [spot.size * scale for spot in dice if spot.score >= SURE]
+        if (not sure or float(np.median(sure)) < SMALL) and max(width, height) > DETECT_SIDE:
+            fine, fine_scale = scaled_down(frame, min(FINER * DETECT_SIDE, max(width, height)))
+            finer = _one_per_die(self._peaks(self.raw_output(padded_input(fine)), fine_scale, width, height, threshold))
+            if sum(spot.score >= SURE for spot in finer) > len(sure):
+                dice = finer
         large = []
         for factor in COARSER:
             coarse, coarse_scale = scaled_down(small, DETECT_SIDE // factor)
