@@ -153,7 +153,7 @@ class DieDetector:
     """Finds dice with the ONNX model, loaded once on first use."""
 
     def __init__(self, model_path: Path | str = MODEL_PATH):
-        self.network = OnnxNetwork(model_path, "die detector")
+        self.network = OnnxNetwork(model_path, "die detector", shapes_kept=8)
 
     def raw_output(self, blob: np.ndarray) -> np.ndarray:
         """The (6, rows, columns) output for one frame's blob from network_input."""

@@ -156,7 +156,7 @@ class FaceClassifier:
     """Reads die faces from rotated boxes with the ONNX model, loaded once on first use."""
 
     def __init__(self, model_path: Path | str = MODEL_PATH):
-        self.network = OnnxNetwork(model_path, "face classifier")
+        self.network = OnnxNetwork(model_path, "face classifier", shapes_kept=4)
 
     def logits(self, blob: np.ndarray) -> np.ndarray:
         """Raw network output (N, 7) for a blob from crops_to_blob."""
