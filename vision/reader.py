@@ -2,14 +2,16 @@
 
 Stages:
 1. dice: a small learned detector (vision.die_detector) finds each die's top face (centre and size)
-   and anything else in the tray (a hand), in one forward pass over the frame scaled down; it learnt
-   dice of every colour on every tray from photographs and generated pictures, so no colour or size
-   rule is set here;
+   and anything else in the tray (a hand), in a forward pass over the frame scaled down (and
+   coarser or finer ones for dice too large or too small for it); it learnt dice of every colour on
+   every tray from photographs and generated pictures, so no colour or size rule is set here;
 2. faces: each face is outlined again in the full-resolution frame (the region of its own colour,
-   or else the detector's square turned to the face's edges);
-3. a learned face classifier (vision.face_classifier) reads each face; when it is not sure, the pips
-   are counted too: the blobs that differ from the face's own colour, in either direction, in a
-   centrally symmetric layout; the value is trusted when the classifier is sure or both agree.
+   or else the detector's square turned to the face's edges, or both when they disagree);
+3. a learned face classifier (vision.face_classifier) reads each face, a doubtful one in eight
+   symmetric views; when it is still not sure, the pips are counted too: the blobs that differ from
+   the face's own colour, in either direction, in a centrally symmetric layout; the value is trusted
+   when the classifier is sure or both agree. A large die of the coarser looks read surely takes the
+   place of the spots on its face (its pips, which the finer look takes for dice).
 Anything doubtful makes the whole reading "unsure" with a reason, never a confident wrong value.
 """
 
@@ -343,30 +345,35 @@ def tray_view(frame: np.ndarray, region: tuple[int, int, int, int] | None) -> tu
     return frame[top:bottom, left:right], left, top
 
 
+def _found_and_read(frame: np.ndarray, sight, left: int, top: int, use_classifier: bool) -> tuple[list, list, list]:
+    """The dice the detector saw (moved into frame pixels from the view at left, top), each once, with
+    its face's square and the classifier's opinion, and the points something that is no die covers."""
+    spots, large = ([replace(spot, x=spot.x + left, y=spot.y + top) for spot in found]
+                    for found in (sight.dice, sight.large))
+    foreign = [(x + left, y + top) for x, y in sight.foreign]
+    candidates = [face_boxes(frame, spot) for spot in spots]
+    distinct = distinct_dice(spots, [boxes[0] for boxes in candidates])
+    spots = [spots[i] for i in distinct]
+    read = _boxes_and_opinions(frame, [candidates[i] for i in distinct], use_classifier)
+    if large and use_classifier:
+        large_read = _boxes_and_opinions(frame, [face_boxes(frame, spot) for spot in large], True)
+        spots, read = with_large_dice(frame, spots, read, large, large_read)
+        # The first look takes the edges of a die too large for it for something else (a hand).
+        accepted = [spot for spot in spots if spot in large]
+        foreign = [point for point in foreign
+                   if not any(math.dist(point, (big.x, big.y)) <= big.size for big in accepted)]
+    return spots, read, foreign
+
+
 def read_dice(image: np.ndarray, use_classifier: bool = True,
               region: tuple[int, int, int, int] | None = None) -> Reading:
     """Read every die in a BGR frame of the tray; only within `region` (x, y, width, height: the
     calibrated tray) when given. A ValueError says what is wrong with a bad image."""
     frame = as_frame(image)
     view, left, top = tray_view(frame, region)
-    sight = default_detector().look(view)
-    spots, large = ([replace(spot, x=spot.x + left, y=spot.y + top) for spot in found]
-                    for found in (sight.dice, sight.large))
-    foreign = [(x + left, y + top) for x, y in sight.foreign]
+    spots, read, foreign = _found_and_read(frame, default_detector().look(view), left, top, use_classifier)
     dice: list[Die] = []
     problems: list[str] = []
-    read: list = []
-    if spots or large:
-        candidates = [face_boxes(frame, spot) for spot in spots]
-        distinct = distinct_dice(spots, [boxes[0] for boxes in candidates])
-        spots = [spots[i] for i in distinct]
-        read = _boxes_and_opinions(frame, [candidates[i] for i in distinct], use_classifier)
-        if large and use_classifier:
-            large_read = _boxes_and_opinions(frame, [face_boxes(frame, spot) for spot in large], True)
-            spots, read = with_large_dice(frame, spots, read, large, large_read)
-            # The first look takes the edges of a die too large for it for something else (a hand).
-            foreign = [point for point in foreign
-                       if not any(math.dist(point, (big.x, big.y)) <= big.size for big in spots if big in large)]
     if foreign:
         x, y = np.mean(foreign, axis=0)
         problems.append(f"something that is no die is in the tray near ({x:.0f}, {y:.0f}) (a hand?)")
