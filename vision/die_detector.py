@@ -187,8 +187,8 @@ class DieDetector:
         for factor in COARSER if hint else ():
             coarse, coarse_scale = scaled_down(small, DETECT_SIDE // factor)
             coarse_scale *= scale
-            peaks = self._peaks(self.raw_output(padded_input(coarse)), coarse_scale, width, height, SURE)
-            large += [spot for spot in peaks if spot.size * scale >= LARGE]
+            coarse_peaks = self._peaks(self.raw_output(padded_input(coarse)), coarse_scale, width, height, SURE)
+            large += [spot for spot in coarse_peaks if spot.size * scale >= LARGE]
         return Sight(dice, [(float(x), float(y)) for x, y in foreign], _one_per_die(large))
 
     @staticmethod
