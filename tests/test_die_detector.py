@@ -19,7 +19,8 @@ from vision.die_detector import (
     centre_heat,
     decode,
     default_detector,
-    network_input,
+    padded_input,
+    scaled_down,
 )
 from vision.labelled import load_folder
 
@@ -87,7 +88,8 @@ def test_two_peaks_closer_than_a_die_are_one_die(monkeypatch):
 
 
 def test_the_network_input_keeps_the_frame_shape_and_pads_to_its_stride():
-    blob, scale = network_input(np.zeros((962, 1281, 3), np.uint8))
+    small, scale = scaled_down(np.zeros((962, 1281, 3), np.uint8), DETECT_SIDE)
+    blob = padded_input(small)
     assert scale == pytest.approx(DETECT_SIDE / 1281)
     assert blob.shape[2] % STRIDE == 0 and blob.shape[3] % STRIDE == 0
     assert blob.shape[3] == DETECT_SIDE and blob.dtype == np.float32

@@ -111,12 +111,6 @@ def padded_input(small: np.ndarray) -> np.ndarray:
     return normalise(small)
 
 
-def network_input(frame: np.ndarray, side: int = DETECT_SIDE) -> tuple[np.ndarray, float]:
-    """The frame scaled so its longer side is `side` and padded to a multiple of STRIDE, and the scale."""
-    small, scale = scaled_down(frame, side)
-    return padded_input(small), scale
-
-
 def centre_heat(output: np.ndarray) -> np.ndarray:
     """The four per-cell centre logits (4, h, w) laid out as one (2h, 2w) probability map."""
     quarters, height, width = output.shape
@@ -161,7 +155,7 @@ class DieDetector:
         self.network = OnnxNetwork(model_path, "die detector", shapes_kept=8)
 
     def raw_output(self, blob: np.ndarray) -> np.ndarray:
-        """The (6, rows, columns) output for one frame's blob from network_input."""
+        """The (6, rows, columns) output for one frame's blob from padded_input."""
         return self.network.forward(blob)[0]
 
     def look(self, frame: np.ndarray, threshold: float = CANDIDATE) -> Sight:
