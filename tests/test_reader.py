@@ -274,11 +274,14 @@ def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(monkeypatch, scor
     assert reading.problems == said
 
 
-class _SureOnlyOfLargeBoxes:
-    """Sure of a four on a box at least 60 px across, unsure of anything on a smaller one."""
+class _ReadingBySize:
+    """Says `large_opinion` of a box at least `large` px across, `small_opinion` of a smaller one."""
+
+    def __init__(self, large: float, large_opinion, small_opinion):
+        self.large, self.large_opinion, self.small_opinion = large, large_opinion, small_opinion
 
     def classify(self, image, boxes, turned=False):
-        return [(4, 0.95) if box[1][0] >= 60 else (None, 0.5) for box in boxes]
+        return [self.large_opinion if box[1][0] >= self.large else self.small_opinion for box in boxes]
 
 
 @pytest.mark.parametrize("detected_size, read_size", [
@@ -292,7 +295,7 @@ def test_a_face_outline_the_detector_sizes_differently_is_read_too(monkeypatch, 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
     monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, detected_size, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOnlyOfLargeBoxes())
+    monkeypatch.setattr(reader, "default_classifier", lambda: _ReadingBySize(60, (4, 0.95), (None, 0.5)))
     reading = reader.read_dice(image)
     assert [die.value for die in reading.dice] == [4] and reading.status == "ok"
     assert read_size[0] <= reading.dice[0].size <= read_size[1]
@@ -320,16 +323,6 @@ def test_dice_a_fifth_to_a_quarter_of_the_frame_wide_are_read_not_their_pips(sid
     assert (reading.status, reading.values) == ("ok", values), reading.problems
 
 
-class _SureOfEverySize:
-    """Reads any box at least `large` px across as `large_value`, smaller ones as `small_value`."""
-
-    def __init__(self, large: float, large_value: int, small_value: int):
-        self.large, self.large_value, self.small_value = large, large_value, small_value
-
-    def classify(self, image, boxes, turned=False):
-        return [(self.large_value if box[1][0] >= self.large else self.small_value, 0.95) for box in boxes]
-
-
 class _FakeDetectorWithLarge(_FakeDetector):
     def __init__(self, spots, large):
         super().__init__(spots)
@@ -349,7 +342,7 @@ def test_a_large_die_takes_the_place_of_its_pips_found_as_dice(monkeypatch):
     draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
     pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
     monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOfEverySize(200, 4, 1))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _ReadingBySize(200, (4, 0.95), (1, 0.95)))
     reading = reader.read_dice(image)
     assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
 
@@ -363,7 +356,7 @@ def test_two_dice_on_a_dark_tray_are_not_one_large_two(monkeypatch):
         draw_die(image, 6, (x, 480), 70, 0.0, (40, 40, 200), (250, 250, 250))
     dice = [Detection(x, 480, 75, 0.9) for x in (540, 740)]
     monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(dice, [Detection(640, 480, 330, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOfEverySize(200, 2, 6))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _ReadingBySize(200, (2, 0.95), (6, 0.95)))
     reading = reader.read_dice(image)
     assert (reading.status, reading.values) == ("ok", [6, 6])
 
