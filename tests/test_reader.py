@@ -236,7 +236,7 @@ class _FakeClassifier:
     def __init__(self, opinion):
         self.opinion = opinion
 
-    def classify(self, image, boxes, turned=False):
+    def classify(self, image, boxes, turned=False, second_look=True):
         return [self.opinion] * len(boxes)
 
 
@@ -280,7 +280,7 @@ class _ReadingBySize:
     def __init__(self, large: float, large_opinion, small_opinion):
         self.large, self.large_opinion, self.small_opinion = large, large_opinion, small_opinion
 
-    def classify(self, image, boxes, turned=False):
+    def classify(self, image, boxes, turned=False, second_look=True):
         return [self.large_opinion if box[1][0] >= self.large else self.small_opinion for box in boxes]
 
 
@@ -377,3 +377,28 @@ def test_dice_a_hundredth_of_a_large_frame_wide_are_read(side, body, pips, tray_
         draw_die(image, value, centre, side, float(rng.uniform(0, 90)), body, pips)
     reading = vision.read_dice(image)
     assert (reading.status, reading.values) == ("ok", values), reading.problems
+
+
+class _DoubtfulRecording:
+    """Doubtful of every face (a four at 0.6), noting how many boxes each call reads and how."""
+
+    def __init__(self):
+        self.calls = []
+
+    def classify(self, image, boxes, turned=False, second_look=True):
+        self.calls.append((len(boxes), second_look))
+        return [(4, 0.6)] * len(boxes)
+
+
+def test_only_the_square_kept_is_read_a_second_time(monkeypatch):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
+    # The detector sizes it too small: its square and the face's outline are both read at first sight.
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 50, 0.9)]))
+    classifier = _DoubtfulRecording()
+    monkeypatch.setattr(reader, "default_classifier", lambda: classifier)
+    reader.read_dice(image)
+    assert classifier.calls == [(2, False), (1, True)]

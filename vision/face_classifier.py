@@ -162,23 +162,24 @@ class FaceClassifier:
         """Raw network output (N, 7) for a blob from crops_to_blob."""
         return self.network.forward(blob).reshape(len(blob), CLASS_COUNT)
 
-    def probabilities(self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False) -> np.ndarray:
+    def probabilities(self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False,
+                      second_look: bool = True) -> np.ndarray:
         """(N, 7) class probabilities: columns 0..5 are faces 1..6, column 6 is "not a die face".
 
         `turned`: the boxes already lie along their faces' edges (the reader outlines each face), so
-        the turn is not measured again.
+        the turn is not measured again. `second_look`: doubtful faces are read again (read_crops).
         """
         if len(boxes) == 0:
             as_bgr(image)
             return np.zeros((0, CLASS_COUNT), np.float32)
-        return self.read_crops(crop_faces(image, boxes) if turned else face_crops(image, boxes))
+        return self.read_crops(crop_faces(image, boxes) if turned else face_crops(image, boxes), second_look)
 
-    def read_crops(self, crops: np.ndarray) -> np.ndarray:
-        """(N, 7) class probabilities of uint8 (N, S, S, 3) crops from crop_faces; the doubtful ones are
-        the mean over their eight symmetric views (SECOND_LOOK_BELOW)."""
+    def read_crops(self, crops: np.ndarray, second_look: bool = True) -> np.ndarray:
+        """(N, 7) class probabilities of uint8 (N, S, S, 3) crops from crop_faces; with `second_look`,
+        the doubtful ones are the mean over their eight symmetric views (SECOND_LOOK_BELOW)."""
         blob = crops_to_blob(crops)
         probabilities = softmax(self.logits(blob))
-        doubtful = np.flatnonzero(probabilities.max(axis=1) < SECOND_LOOK_BELOW)
+        doubtful = np.flatnonzero(probabilities.max(axis=1) < SECOND_LOOK_BELOW) if second_look else []
         if len(doubtful):
             views = symmetric_views(blob[doubtful])
             again = softmax(self.logits(views.reshape(-1, *blob.shape[1:])))
@@ -186,14 +187,14 @@ class FaceClassifier:
         return probabilities
 
     def classify(
-        self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False
+        self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False, second_look: bool = True
     ) -> list[tuple[int | None, float]]:
         """Per box (face value 1..6, or None when it is not a readable face; confidence 0..1).
 
         The confidence is the probability of the class returned: of that face, or of "not a die face".
         """
         result: list[tuple[int | None, float]] = []
-        for row in self.probabilities(image, boxes, turned):
+        for row in self.probabilities(image, boxes, turned, second_look):
             best = int(np.argmax(row))
             value = None if best == NOT_A_FACE else FACE_VALUES[best]
             result.append((value, float(row[best])))
