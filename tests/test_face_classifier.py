@@ -361,3 +361,16 @@ def test_a_slimmed_network_keeps_the_channels_with_the_largest_batchnorm_scale()
     # The next convolution keeps its own strongest outputs, and reads only the channels kept before it.
     next_kept = torch.argsort(wide[5].weight.abs(), descending=True)[:8].sort().values
     assert torch.equal(narrow[4].weight, wide[4].weight[next_kept][:, kept])
+
+
+def test_reading_doubtful_faces_straight_in_their_views_gives_what_classify_gives():
+    image = tray(640, 200)
+    boxes = [draw_die(image, v, (55 + 105 * (v - 1), 100), 36, 0, *COLOURS[v % len(COLOURS)]) for v in range(1, 7)]
+    blurred = cv2.GaussianBlur(image, (0, 0), 4.5)
+    first = default_classifier().classify(blurred, boxes, turned=True, second_look=False)
+    doubtful = [box for box, (_, confidence) in zip(boxes, first) if confidence < SECOND_LOOK_BELOW]
+    assert doubtful
+    in_views = default_classifier().classify_in_views(blurred, doubtful)
+    as_needed = default_classifier().classify(blurred, doubtful, turned=True)
+    assert [value for value, _ in in_views] == [value for value, _ in as_needed]
+    np.testing.assert_allclose([c for _, c in in_views], [c for _, c in as_needed], atol=1e-5)

@@ -239,6 +239,9 @@ class _FakeClassifier:
     def classify(self, image, boxes, turned=False, second_look=True):
         return [self.opinion] * len(boxes)
 
+    def classify_in_views(self, image, boxes):
+        return self.classify(image, boxes)
+
 
 @pytest.mark.parametrize("opinion, said", [
     ((None, 0.57), ("something at (400, 300) may be a die",)),  # unsure it is no face: say so
@@ -282,6 +285,9 @@ class _ReadingBySize:
 
     def classify(self, image, boxes, turned=False, second_look=True):
         return [self.large_opinion if box[1][0] >= self.large else self.small_opinion for box in boxes]
+
+    def classify_in_views(self, image, boxes):
+        return self.classify(image, boxes)
 
 
 @pytest.mark.parametrize("detected_size, read_size", [
@@ -386,7 +392,11 @@ class _DoubtfulRecording:
         self.calls = []
 
     def classify(self, image, boxes, turned=False, second_look=True):
-        self.calls.append((len(boxes), second_look))
+        self.calls.append((len(boxes), "first look" if not second_look else "as needed"))
+        return [(4, 0.6)] * len(boxes)
+
+    def classify_in_views(self, image, boxes):
+        self.calls.append((len(boxes), "in views"))
         return [(4, 0.6)] * len(boxes)
 
 
@@ -401,4 +411,4 @@ def test_only_the_square_kept_is_read_a_second_time(monkeypatch):
     classifier = _DoubtfulRecording()
     monkeypatch.setattr(reader, "default_classifier", lambda: classifier)
     reader.read_dice(image)
-    assert classifier.calls == [(2, False), (1, True)]
+    assert classifier.calls == [(2, "first look"), (1, "in views")]

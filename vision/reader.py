@@ -332,7 +332,7 @@ def _boxes_and_opinions(frame: np.ndarray, candidates: list, use_classifier: boo
                                         second_look=False))
     chosen = [surest(boxes, [next(opinions) for _ in boxes]) for boxes in candidates]
     doubtful = [index for index, (_, opinion) in enumerate(chosen) if opinion[1] < SECOND_LOOK_BELOW]
-    again = classifier.classify(frame, [chosen[index][0] for index in doubtful], turned=True)
+    again = classifier.classify_in_views(frame, [chosen[index][0] for index in doubtful])
     for index, opinion in zip(doubtful, again):
         chosen[index] = (chosen[index][0], opinion)
     return chosen
