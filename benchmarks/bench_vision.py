@@ -19,6 +19,9 @@ right, and the count is printed; --as-labelled scores the labels as published.
 scaled up Z times, scored on the labelled dice wholly inside it: per-die accuracy and misread dice
 only, since a die cut by the view's edge may rightly be read or not. For dice of sizes no photo set
 has, with the same labels.
+--condition NAME reads each picture as another camera or room would give it (CONDITIONS: under- or
+overexposed, uneven light, white balance off, sensor noise, out of focus, hard JPEG, low contrast);
+the dice stay where they are, so every figure is scored as usual.
 """
 
 from __future__ import annotations
@@ -79,8 +82,36 @@ def zoomed(image: np.ndarray, label: LabelledImage, zoom: float) -> tuple[np.nda
     return view, replace(label, values=tuple(sorted(d.value for d in inside)), dice=tuple(inside))
 
 
+def _gamma(exponent: float):
+    table = np.clip(255.0 * (np.arange(256) / 255.0) ** exponent, 0, 255).astype(np.uint8)
+    return lambda image: cv2.LUT(image, table)
+
+
+def _uneven_light(image: np.ndarray) -> np.ndarray:
+    """A third of the light on the left edge, a little more than full on the right."""
+    ramp = np.linspace(0.35, 1.1, image.shape[1], dtype=np.float32)[None, :, None]
+    return np.clip(image * ramp, 0, 255).astype(np.uint8)
+
+
+def _jpeg(quality: int):
+    return lambda image: cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1],
+                                      cv2.IMREAD_COLOR)
+
+
+CONDITIONS = {
+    "dark": _gamma(2.2),  # underexposed: mid grey 128 falls to 56
+    "bright": _gamma(0.5),  # overexposed: mid grey to 180, the white tray near saturation
+    "uneven-light": _uneven_light,
+    "warm": lambda image: np.clip(image * np.float32([0.8, 1.0, 1.15]), 0, 255).astype(np.uint8),
+    "noise": lambda image: np.clip(image + np.random.default_rng(0).normal(0, 10, image.shape), 0, 255).astype(np.uint8),
+    "blur": lambda image: cv2.GaussianBlur(image, (0, 0), 1.2),
+    "jpeg": _jpeg(40),
+    "low-contrast": lambda image: cv2.convertScaleAbs(image, alpha=0.6, beta=20),
+}
+
+
 def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Path | None,
-                 use_classifier: bool, as_labelled: bool, zoom: float = 1.0) -> None:
+                 use_classifier: bool, as_labelled: bool, zoom: float = 1.0, condition: str | None = None) -> None:
     labels = load_folder(folder, split, corrections=() if as_labelled else None)
     if not labels:
         print(f"{folder}: no images{f' in split {split!r}' if split else ''}")
@@ -93,6 +124,8 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
             continue
         if zoom != 1.0:
             image, label = zoomed(image, label, zoom)
+        if condition:
+            image = CONDITIONS[condition](image)
         reading, wall, cpu = timed(lambda: read_dice(image, use_classifier=use_classifier))
         walls.append(wall)
         cpus.append(cpu)
@@ -113,7 +146,9 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
     set_right = 0 if as_labelled else sum(error.image in names for error in KNOWN_LABEL_ERRORS.get(folder.name, ()))
     corrections = f"; {set_right} known label errors set right" if set_right else ""
     zoomed_by = f"; dice {zoom:g} times larger, {ZOOM_VIEW[0]}x{ZOOM_VIEW[1]} views" if zoom != 1.0 else ""
-    print(f"{folder} ({count} images{f', split {split}' if split else ''}, {labelled} dice; {stages}{corrections}{zoomed_by})")
+    changed = f"; {condition}" if condition else ""
+    print(f"{folder} ({count} images{f', split {split}' if split else ''}, {labelled} dice; "
+          f"{stages}{corrections}{zoomed_by}{changed})")
     whole = zoom == 1.0
     if whole:
         print(f"  exact-read       {sum(s.exact for s in scores) / count:7.1%}"
@@ -158,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-labelled", action="store_true",
                         help="score the published labels, without setting the known label errors right")
     parser.add_argument("--zoom", type=float, default=1.0, help="read the dice this many times larger (see above)")
+    parser.add_argument("--condition", choices=sorted(CONDITIONS),
+                        help="read the pictures as another camera or room would give them (see above)")
     args = parser.parse_args(argv)
     if args.zoom <= 0:
         parser.error("--zoom must be above 0")
@@ -165,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     for folder in args.folders:
         split = args.split if (folder / "split.csv").is_file() else None
         try:
-            bench_folder(folder, split, args.frames, args.failures, not args.classical, args.as_labelled, args.zoom)
+            bench_folder(folder, split, args.frames, args.failures, not args.classical, args.as_labelled, args.zoom,
+                         args.condition)
         except ValueError as error:
             print(f"{folder}: {error}", file=sys.stderr)
             return 2

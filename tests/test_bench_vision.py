@@ -1,4 +1,4 @@
-"""The vision bench's zoomed views: the labels follow the dice into the view."""
+"""The vision bench's zoomed views and changed conditions: the labels follow the dice."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from vision.labelled import load_folder
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_vision import ZOOM_VIEW, zoomed  # noqa: E402
+from bench_vision import CONDITIONS, ZOOM_VIEW, zoomed  # noqa: E402
 
 
 @pytest.mark.parametrize("zoom", [0.6, 1.0, 1.7, 2.5])
@@ -41,3 +41,17 @@ def test_a_zoomed_view_keeps_the_labels_on_their_dice(zoom):
             assert np.abs(view[int(round(die.y)), int(round(die.x))].astype(int) - source).max() < 60
         kept += len(moved)
     assert kept > 0
+
+
+@pytest.mark.parametrize("name", sorted(CONDITIONS))
+def test_a_condition_changes_the_picture_the_same_way_each_time_and_keeps_its_frame(name):
+    image = cv2.imread(str(REPO / "samples" / "images" / "synth_00000.jpg"))
+    changed = CONDITIONS[name](image)
+    assert changed.shape == image.shape and changed.dtype == np.uint8
+    assert not np.array_equal(changed, image)
+    assert np.array_equal(CONDITIONS[name](image), changed)
+
+
+def test_exposure_conditions_darken_and_brighten():
+    image = cv2.imread(str(REPO / "samples" / "images" / "synth_00000.jpg"))
+    assert CONDITIONS["dark"](image).mean() < image.mean() < CONDITIONS["bright"](image).mean()
