@@ -220,6 +220,11 @@ MIN_TRAY_PX = 32
 MIN_CONFIDENCE = 0.5
 
 
+def alone_from(spot) -> float:
+    """The classifier's confidence from which a detected die's value is taken without the pip count."""
+    return CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
+
+
 def prepare() -> None:
     """Do the one-time set-up now, so the first frame read is not slowed by it: OpenCV builds its
     Lab conversion tables on first use (half a second here) and the networks load.
@@ -297,7 +302,8 @@ def with_large_dice(frame: np.ndarray, spots: list, read: list, large: list, lar
     tray are a two)."""
     def is_a_die(index: int) -> bool:
         opinion = read[index][1]
-        if opinion is None or opinion[0] is None or opinion[1] < CLASSIFIER_ALONE:
+        # As surely as the reader would take its value: a faint spot must be read more surely.
+        if opinion is None or opinion[0] is None or opinion[1] < alone_from(spots[index]):
             return False
         return opinion[0] != 1 or refine_box(frame, spots[index].box) is not None
 
@@ -387,7 +393,7 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
         x, y = np.mean(foreign, axis=0)
         problems.append(f"something that is no die is in the tray near ({x:.0f}, {y:.0f}) (a hand?)")
     for spot, (box, opinion) in zip(spots, read):
-        alone = CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
+        alone = alone_from(spot)
         if opinion is not None and opinion[0] is not None and opinion[1] >= alone:
             # The pip count could only agree: spare it (most dice of a clear throw are read so).
             dice.append(Die(opinion[0], spot.x, spot.y, box[1][0], box[2], round(opinion[1], 3)))
