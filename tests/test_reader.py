@@ -353,16 +353,18 @@ def test_a_large_die_takes_the_place_of_its_pips_found_as_dice(monkeypatch):
     assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
 
 
-@pytest.mark.parametrize("score, replaced", [
-    (0.4, True),  # found faintly, off the large die's centre: read at 0.85, not surely enough to be a die
-    (0.9, False),  # found surely and read at 0.85: a die of its own, so the large one is something else
+@pytest.mark.parametrize("size, score, replaced", [
+    (150, 0.4, True),  # found faintly, off the large die's centre: read at 0.85, not surely enough to be a die
+    (150, 0.9, False),  # found surely and read at 0.85: a die of its own, so the large one is something else
+    (200, 0.4, True),  # the large die itself, found faintly and read at 0.85: the sure reading is taken
+    (200, 0.9, False),  # the large die itself, found surely: read from the finer look
 ])
-def test_a_spot_on_a_large_die_keeps_it_out_only_when_read_as_surely_as_the_reader_would_take_it(score, replaced):
+def test_a_spot_on_a_large_die_keeps_it_out_only_when_read_as_surely_as_the_reader_would_take_it(size, score, replaced):
     from vision.die_detector import Detection
     from vision.reader import with_large_dice
 
     frame = tray(colour=(60, 120, 40), seed=3)
-    spots, read = [Detection(660, 500, 150, score)], [(((660.0, 500.0), (250.0, 250.0), 0.0), (5, 0.85))]
+    spots, read = [Detection(660, 500, size, score)], [(((660.0, 500.0), (250.0, 250.0), 0.0), (5, 0.85))]
     large, large_read = [Detection(640, 480, 320, 0.9)], [(((640.0, 480.0), (320.0, 320.0), 0.0), (5, 0.95))]
     kept = with_large_dice(frame, spots, read, large, large_read)
     assert kept == ((large, large_read) if replaced else (spots, read))

@@ -297,21 +297,23 @@ def distinct_dice(spots, boxes) -> list[int]:
 def with_large_dice(frame: np.ndarray, spots: list, read: list, large: list, large_read: list) -> tuple[list, list]:
     """The dice and their (box, opinion), with each large die of the detector's coarser looks that the
     classifier reads surely in place of the spots on its face: its pips, which the first look takes
-    for dice. A spot read surely as a face other than one, or as a one with a square face of its own,
-    is a die: then the large one is something shaped like a die at that scale (two dice on a dark
-    tray are a two)."""
-    def is_a_die(index: int) -> bool:
+    for dice, or the die itself found faintly. A spot read as surely as the reader would take its
+    value keeps the large one out when it is the large die itself, or a die of its own: read as a face
+    other than one, or as a one with a square face of its own (then the large one is something shaped
+    like a die at that scale: two dice on a dark tray are a two)."""
+    def keeps_it_out(index: int, big, face) -> bool:
         opinion = read[index][1]
-        # As surely as the reader would take its value: a faint spot must be read more surely.
+        # A faint spot must be read more surely than a sure one.
         if opinion is None or opinion[0] is None or opinion[1] < alone_from(spots[index]):
             return False
-        return opinion[0] != 1 or refine_box(frame, spots[index].box) is not None
+        return (_same_die(spots[index], big, face) or opinion[0] != 1
+                or refine_box(frame, spots[index].box) is not None)
 
     for big, (box, opinion) in zip(large, large_read):
         if opinion is None or opinion[0] is None or opinion[1] < CLASSIFIER_ALONE:
             continue
         on_it = [index for index, spot in enumerate(spots) if on_face(box, spot.x, spot.y)]
-        if any(is_a_die(index) or _same_die(spots[index], big, box) for index in on_it):
+        if any(keeps_it_out(index, big, box) for index in on_it):
             continue
         spots = [spot for index, spot in enumerate(spots) if index not in on_it] + [big]
         read = [pair for index, pair in enumerate(read) if index not in on_it] + [(box, opinion)]
