@@ -428,4 +428,54 @@ def test_only_the_square_kept_is_read_a_second_time(monkeypatch):
     classifier = _DoubtfulRecording()
     monkeypatch.setattr(reader, "default_classifier", lambda: classifier)
     reader.read_dice(image)
-    assert classifier.calls == [(2, "first look"), (1, "in views")]
+    # Still doubtful, it is read a third time, in the detector's own square.
+    assert classifier.calls == [(2, "first look"), (1, "in views"), (1, "in views")]
+
+
+class _SureOfTheWholeDie:
+    """Reads a box at least `whole` px across (the detector's square round the whole die, as the
+    classifier learnt from the photos' labels) as `value` surely, a tighter one as no face."""
+
+    def __init__(self, whole: float, value: int):
+        self.whole, self.value = whole, value
+
+    def classify(self, image, boxes, turned=False, second_look=True):
+        return [(self.value, 0.95) if box[1][0] >= self.whole else (None, 0.6) for box in boxes]
+
+    def classify_in_views(self, image, boxes):
+        return self.classify(image, boxes)
+
+
+def test_a_face_read_doubtfully_in_its_outline_is_read_in_the_detectors_square(monkeypatch):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
+    # The detector's square takes in the whole die (90 px); the face's outline (70 px) is read as no face.
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 90, 0.9)]))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOfTheWholeDie(90, 4))
+    reading = reader.read_dice(image)
+    assert [die.value for die in reading.dice] == [4] and reading.status == "ok"
+    assert 65 <= reading.dice[0].size <= 75  # the face's own size is reported
+
+
+def test_the_pips_a_large_die_took_the_place_of_are_not_read_again(monkeypatch):
+    """Read in a square as large as the detector found them, the pips of a large die could look like
+    a face of pips of their own (a pip and its neighbours): only dice still doubtful once the large
+    dice have taken their place are read there."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
+    pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)]))
+    classifier = _DoubtfulRecording()
+    classifier.classify = lambda image, boxes, turned=False, second_look=True: (
+        classifier.calls.append((len(boxes), "first look")) or [(4, 0.95) if box[1][0] >= 200 else (4, 0.6) for box in boxes])
+    monkeypatch.setattr(reader, "default_classifier", lambda: classifier)
+    reading = reader.read_dice(image)
+    assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
+    # The pips at first sight and in views, the large die at first sight; nothing after.
+    assert [call for call in classifier.calls if call[0]] == [(4, "first look"), (4, "in views"), (1, "first look")]

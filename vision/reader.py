@@ -8,10 +8,12 @@ Stages:
 2. faces: each face is outlined again in the full-resolution frame (the region of its own colour,
    or else the detector's square turned to the face's edges, or both when they disagree);
 3. a learned face classifier (vision.face_classifier) reads each face, a doubtful one in eight
-   symmetric views; when it is still not sure, the pips are counted too: the blobs that differ from
-   the face's own colour, in either direction, in a centrally symmetric layout; the value is trusted
-   when the classifier is sure or both agree. A large die of the coarser looks read surely takes the
-   place of the spots on its face (its pips, which the finer look takes for dice).
+   symmetric views, and a face still doubtful also in the detector's square round the whole die (as
+   the classifier learnt the photos' dice); when it is still not sure, the pips are counted too: the
+   blobs that differ from the face's own colour, in either direction, in a centrally symmetric
+   layout; the value is trusted when the classifier is sure or both agree. A large die of the
+   coarser looks read surely takes the place of the spots on its face (its pips, which the finer look
+   takes for dice).
 Anything doubtful makes the whole reading "unsure" with a reason, never a confident wrong value.
 """
 
@@ -262,16 +264,28 @@ def face_boxes(frame: np.ndarray, spot) -> list[tuple[tuple[float, float], tuple
         # A face's own square is 0.71 (turned 45 degrees) to 1 times the upright one round it.
         if 0.55 * spot.size <= side <= 1.2 * spot.size:
             return [outline]
+    centre, (whole, _), turn = detector_square(frame, spot)
+    side = whole / (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
+    return [(centre, (side, side), turn)] + ([outline] if outline else [])
+
+
+def detector_square(frame: np.ndarray, spot) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """The detector's upright square round a die, turned to line up with its face but not shrunk to it:
+    it takes in the whole die, side faces and all, as the photos' labels the classifier learnt from do."""
     (window,) = crop_faces(frame, [spot.box], size=FACE_PX, margin=1.0)
-    turn = face_angle(window) % 90.0
-    side = spot.size / (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
-    return [((spot.x, spot.y), (side, side), turn)] + ([outline] if outline else [])
+    return (spot.x, spot.y), (spot.size, spot.size), face_angle(window) % 90.0
+
+
+def sureness(opinion: tuple[int | None, float]) -> tuple[bool, float]:
+    """How sure a classifier opinion is, for choosing between two: a face value over "not a face",
+    then the higher confidence."""
+    return opinion[0] is not None, opinion[1]
 
 
 def surest(candidates: list, opinions: list[tuple[int | None, float]]) -> tuple:
-    """The (box, opinion) of the candidate boxes of one die whose reading is surest: a face value over
-    "not a face", then the higher confidence; the first on a tie."""
-    return max(zip(candidates, opinions), key=lambda pair: (pair[1][0] is not None, pair[1][1]))
+    """The (box, opinion) of the candidate boxes of one die whose reading is surest (sureness); the
+    first on a tie."""
+    return max(zip(candidates, opinions), key=lambda pair: sureness(pair[1]))
 
 
 def on_face(box, x: float, y: float) -> bool:
@@ -379,7 +393,27 @@ def _found_and_read(frame: np.ndarray, sight, left: int, top: int, use_classifie
         accepted = [spot for spot in spots if spot in large]
         foreign = [point for point in foreign
                    if not any(math.dist(point, (big.x, big.y)) <= big.size for big in accepted)]
+    if use_classifier:
+        read = read_in_detector_squares(frame, spots, read)
     return spots, read, foreign
+
+
+def read_in_detector_squares(frame: np.ndarray, spots: list, read: list) -> list:
+    """The (box, opinion) of each die, where a face not read surely enough to be taken alone is read
+    again, in its eight views, in the detector's square round the whole die, and the surer opinion
+    kept (the face's own box stays). The classifier learnt the photos' dice from their labels, upright
+    boxes round the whole die: a face's tight outline, at 0.6 of such a box, shows a dark die's dim
+    pips too small to it. On byler-d6 test: per-die 95.5 -> 98.1 %, photos read ok and exactly
+    78 -> 90 %, still no misread. Only after the large dice took the place of their pips: in a square
+    that large, a large die's pip and its neighbours look like a face of their own."""
+    doubtful = [index for index, (spot, (_, opinion)) in enumerate(zip(spots, read))
+                if opinion[1] < alone_from(spot)]
+    again = default_classifier().classify_in_views(frame, [detector_square(frame, spots[index]) for index in doubtful])
+    read = list(read)
+    for index, opinion in zip(doubtful, again):
+        box, first = read[index]
+        read[index] = (box, max(first, opinion, key=sureness))
+    return read
 
 
 def read_dice(image: np.ndarray, use_classifier: bool = True,
