@@ -460,6 +460,25 @@ def test_a_face_read_doubtfully_in_its_outline_is_read_in_the_detectors_square(m
     assert 65 <= reading.dice[0].size <= 75  # the face's own size is reported
 
 
+@pytest.mark.parametrize("first, in_square, kept", [
+    ((None, 0.6), (4, 0.95), (4, 0.95)),  # a face the outline could not read, read in the square
+    ((4, 0.6), (5, 0.7), (5, 0.7)),  # a surer value
+    ((4, 0.7), (5, 0.6), (4, 0.7)),  # a less sure one
+    ((None, 0.85), (3, 0.3), (None, 0.85)),  # sure it is no face: a faint guess at a value does not overrule it
+    ((None, 0.5), (None, 0.9), (None, 0.5)),  # the square, taking in the side faces, cannot say "no face"
+])
+def test_the_detectors_square_only_gives_a_surer_value(monkeypatch, first, in_square, kept):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    frame = tray(colour=(60, 120, 40), seed=3)
+    box = ((400.0, 300.0), (70.0, 70.0), 0.0)
+    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier(in_square))
+    # Found faintly, so all these are doubtful: the classifier alone is trusted from 0.9 there.
+    read = reader.read_in_detector_squares(frame, [Detection(400, 300, 90, 0.4)], [(box, first)])
+    assert read == [(box, kept)]
+
+
 def test_the_pips_a_large_die_took_the_place_of_are_not_read_again(monkeypatch):
     """Read in a square as large as the detector found them, the pips of a large die could look like
     a face of pips of their own (a pip and its neighbours): only dice still doubtful once the large
