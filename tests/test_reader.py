@@ -1,6 +1,7 @@
 """The dice reader on pictures drawn here with cv2, its data types, and bad input."""
 
 import json
+import math
 
 import cv2
 import numpy as np
@@ -403,14 +404,16 @@ def test_dice_a_hundredth_of_a_large_frame_wide_are_read(side, body, pips, tray_
 
 
 class _DoubtfulRecording:
-    """Doubtful of every face (a four at 0.6), noting how many boxes each call reads and how."""
+    """Doubtful of every face (a four at 0.6) but, at first sight, of boxes from `sure_from` px across
+    (a four at 0.95), noting how many boxes each call reads and how."""
 
-    def __init__(self):
+    def __init__(self, sure_from: float = math.inf):
         self.calls = []
+        self.sure_from = sure_from
 
     def classify(self, image, boxes, turned=False, second_look=True):
         self.calls.append((len(boxes), "first look" if not second_look else "as needed"))
-        return [(4, 0.6)] * len(boxes)
+        return [(4, 0.95) if box[1][0] >= self.sure_from else (4, 0.6) for box in boxes]
 
     def classify_in_views(self, image, boxes):
         self.calls.append((len(boxes), "in views"))
@@ -490,9 +493,7 @@ def test_the_pips_a_large_die_took_the_place_of_are_not_read_again(monkeypatch):
     draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
     pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
     monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)]))
-    classifier = _DoubtfulRecording()
-    classifier.classify = lambda image, boxes, turned=False, second_look=True: (
-        classifier.calls.append((len(boxes), "first look")) or [(4, 0.95) if box[1][0] >= 200 else (4, 0.6) for box in boxes])
+    classifier = _DoubtfulRecording(sure_from=200)
     monkeypatch.setattr(reader, "default_classifier", lambda: classifier)
     reading = reader.read_dice(image)
     assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]

@@ -395,13 +395,14 @@ def _found_and_read(frame: np.ndarray, sight, left: int, top: int, use_classifie
 def read_in_detector_squares(frame: np.ndarray, spots: list, read: list) -> list:
     """The (box, opinion) of each die, where a face not read surely enough to be taken alone is read
     again, in its eight views, in the detector's square round the whole die, and a surer face value
-    read there kept (the face's own box stays). Only a value: that square takes in the side faces and
-    the tray, so its "no face" says nothing about the face, and a faint guess at a value must not
-    overrule the outline's "no face" (a screw head's). The classifier learnt the photos' dice from their labels, upright
-    boxes round the whole die: a face's tight outline, at 0.6 of such a box, shows a dark die's dim
-    pips too small to it. On byler-d6 test: per-die 95.5 -> 98.1 %, photos read ok and exactly
-    78 -> 90 %, still no misread. Only after the large dice took the place of their pips: in a square
-    that large, a large die's pip and its neighbours look like a face of their own."""
+    read there kept (the face's own box stays). The classifier learnt the photos' dice from their
+    labels, upright boxes round the whole die: a face's tight outline, at 0.6 of such a box, shows a
+    dark die's dim pips too small to it. On byler-d6 test: per-die 95.5 -> 98.1 %, photos read ok and
+    exactly 78 -> 90 %, still no misread.
+    Only a value is taken from there: that square takes in the side faces and the tray, so its "no
+    face" says nothing about the face, and a faint guess at a value must not overrule the outline's
+    "no face" (a screw head's). And only after the large dice took the place of their pips: in a
+    square that large, a large die's pip and its neighbours look like a face of their own."""
     doubtful = [index for index, (spot, (_, opinion)) in enumerate(zip(spots, read))
                 if opinion[1] < alone_from(spot)]
     again = default_classifier().classify_in_views(frame, [detector_square(frame, spots[index]) for index in doubtful])
