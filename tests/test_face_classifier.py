@@ -374,3 +374,24 @@ def test_reading_doubtful_faces_straight_in_their_views_gives_what_classify_give
     as_needed = default_classifier().classify(blurred, doubtful, turned=True)
     assert [value for value, _ in in_views] == [value for value, _ in as_needed]
     np.testing.assert_allclose([c for _, c in in_views], [c for _, c in as_needed], atol=1e-5)
+
+
+def test_learning_from_a_teacher_blends_its_softened_answers_with_the_labels():
+    torch = pytest.importorskip("torch", reason="torch is in the train extra: pip install -e '.[train]'")
+    tool = _training_tool()
+    torch.manual_seed(5)
+    student, teacher = torch.randn(6, CLASS_COUNT), torch.randn(6, CLASS_COUNT)
+    labels = torch.randint(0, CLASS_COUNT, (6,))
+    on_labels = tool.per_die_loss(student, labels)
+    # Without a teacher, or with none of its say, only the labels count.
+    assert torch.allclose(tool.per_die_loss(student, labels, teacher, share=0.0), on_labels)
+    # A student that answers as the teacher does has nothing to learn from it...
+    copied = tool.per_die_loss(teacher, labels, teacher, share=1.0)
+    assert torch.allclose(copied, torch.zeros(6), atol=1e-6)
+    # ...and one that differs has, more so the more it differs.
+    assert (tool.per_die_loss(student, labels, teacher, share=1.0) > 1e-3).all()
+    halfway = tool.per_die_loss(0.5 * (student + teacher), labels, teacher, share=1.0)
+    assert (halfway < tool.per_die_loss(student, labels, teacher, share=1.0)).all()
+    # Between, the two are blended.
+    mixed = tool.per_die_loss(student, labels, teacher, share=0.25)
+    assert torch.allclose(mixed, 0.75 * on_labels + 0.25 * tool.per_die_loss(student, labels, teacher, share=1.0))

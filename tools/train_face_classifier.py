@@ -374,6 +374,27 @@ def slim_into(net, wider: dict) -> None:
     net.load_state_dict(state)
 
 
+# How much a student network's answers are softened before comparing them with its teacher's: at 1 a
+# teacher sure of a face shows little of what else the crop resembles.
+TEACHER_TEMPERATURE = 3.0
+
+
+def per_die_loss(logits, labels, teacher_logits=None, share: float = 0.0):
+    """Per crop: cross-entropy with the labels (smoothed a little), blended by `share` with the
+    divergence from a teacher's softened answers (scaled by the temperature squared, so its pull does
+    not shrink as the answers soften). Learning from a wider network's answers as well as the labels
+    teaches a narrower one where the wider one is unsure, not only what the crop is."""
+    import torch.nn.functional as F
+
+    on_labels = F.cross_entropy(logits, labels, label_smoothing=0.05, reduction="none")
+    if teacher_logits is None or share == 0.0:
+        return on_labels
+    taught = F.kl_div(F.log_softmax(logits / TEACHER_TEMPERATURE, dim=1),
+                      F.log_softmax(teacher_logits / TEACHER_TEMPERATURE, dim=1),
+                      reduction="none", log_target=True).sum(dim=1) * TEACHER_TEMPERATURE ** 2
+    return (1.0 - share) * on_labels + share * taught
+
+
 def _accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
     import torch
 
@@ -465,10 +486,15 @@ def train(args) -> None:
         slim_into(net, torch.load(args.slim_from))
         print(f"starting from the strongest channels of the wider network in {args.slim_from}")
     print(f"{sum(p.numel() for p in net.parameters())} parameters")
+    teacher = None
+    if args.teacher:
+        teacher = build_network(args.teacher_width, deep=True)
+        teacher.load_state_dict(torch.load(args.teacher))
+        teacher.eval()
+        print(f"learning from the answers of the network in {args.teacher} as well, share {args.teacher_share}")
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=1e-4)
     steps = args.epochs * (args.samples_per_epoch // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.learning_rate, total_steps=steps)
-    loss_of = torch.nn.CrossEntropyLoss(label_smoothing=0.05, reduction="none")
     hard = HardDice(len(training.dice), args.hard_boost)
     # The photographs are the real thing; the generated pictures outnumber them about four to one.
     source_weights = np.ones(len(training.dice))
@@ -488,7 +514,11 @@ def train(args) -> None:
         for step in range(args.samples_per_epoch // args.batch):
             chosen = order[step * args.batch : (step + 1) * args.batch]
             optimiser.zero_grad()
-            losses = loss_of(net(blob[chosen]), targets[chosen])
+            taught = None
+            if teacher is not None:
+                with torch.no_grad():
+                    taught = teacher(blob[chosen])
+            losses = per_die_loss(net(blob[chosen]), targets[chosen], taught, args.teacher_share)
             loss = losses.mean()
             loss.backward()
             optimiser.step()
@@ -650,6 +680,11 @@ def main(argv=None) -> None:
                               help="most extra weight a die the network gets wrong is drawn with (0: none)")
     train_parser.add_argument("--slim-from", type=Path,
                               help="start from the strongest channels of wider torch weights (--save-weights)")
+    train_parser.add_argument("--teacher", type=Path,
+                              help="also learn from the answers of this wider deep network (--save-weights)")
+    train_parser.add_argument("--teacher-width", type=int, default=24, help="the teacher's --width")
+    train_parser.add_argument("--teacher-share", type=float, default=0.5,
+                              help="how much the teacher's answers count against the labels'")
     train_parser.add_argument("--photo-weight", type=float, default=1.0,
                               help="how much more often a photographed die is drawn than a generated one")
     train_parser.add_argument("--save-weights", type=Path, help="also keep the torch weights here")
