@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 import pytest
 from table_helpers import http_json
@@ -144,3 +145,23 @@ def test_sigkill_mid_game_loses_at_most_the_action_in_flight(tmp_path):
             answered = replayed  # the in-flight action, if it was journaled, now counts as answered
     finally:
         server.terminate()
+
+
+def test_sigterm_with_a_tablet_watching_ends_its_stream_and_stops_cleanly(tmp_path):
+    """systemd stops the table with SIGTERM while tablets hold their live-update streams open: the
+    server must end those streams itself, not wait for them to time out, and leave no traceback in
+    the journal."""
+    server = ServerProcess(tmp_path)
+    server.start()
+    stream = urllib.request.urlopen(f"{server.url}/api/events", timeout=10)
+    try:
+        assert stream.readline().startswith(b"retry:")  # the stream is open and being served
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=20)
+        errors = server.process.stderr.read().decode()
+    finally:
+        stream.close()
+        server.terminate()
+    assert server.process.returncode == 0
+    assert "Traceback" not in errors and "ERROR" not in errors, errors
+    assert "still running" not in errors, errors  # waitress gave up waiting for a stream

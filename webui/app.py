@@ -80,13 +80,20 @@ def attach_panel(app: Flask, panel: Any) -> None:
     app.extensions["yacht_table"].add_game_listener(panel.set_light)
 
 
-def shutdown(app: Flask) -> None:
-    """Stop the loop, end every open stream and close the database."""
+def end_streams(app: Flask) -> None:
+    """Stop the loop and end every open stream (live updates, camera preview): they end only when
+    told, so a server waiting for its threads to finish must call this first. Calling it again does
+    nothing more."""
     loop = app.extensions.get("yacht_table_loop")
     if loop is not None:
         loop.stop()
+    app.extensions["yacht_table"].broadcaster.close()
+
+
+def shutdown(app: Flask) -> None:
+    """End every stream and close the database."""
+    end_streams(app)
     service: TableService = app.extensions["yacht_table"]
-    service.broadcaster.close()
     service.store.close()
 
 

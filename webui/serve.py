@@ -46,7 +46,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from scorer.advisor import Advisor
     from scorer.store import StoreError
 
-    from .app import attach_panel, create_app, shutdown
+    from .app import attach_panel, create_app, end_streams, shutdown
 
     camera_off = args.camera == CAMERA_OFF
     settings = load_settings(args.config, host=args.host, port=args.port, pin=args.pin,
@@ -80,16 +80,20 @@ def run_serve(args: argparse.Namespace) -> int:
             raise ValueError(f"cannot listen on {settings.host}:{settings.port}: {error.strerror}") from None
 
         def stop(signum, frame):
+            # The tablets' streams end only when told: end them before waitress waits for its threads
+            # (it gives up after 5 s, and the streams then fail on its closed socket).
+            end_streams(app)
             raise KeyboardInterrupt
 
-        signal.signal(signal.SIGTERM, stop)
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, stop)
         camera = CAMERA_OFF if camera_off else settings.camera
         print(f"Yacht Table on http://{_url_host(settings.host)}:{settings.port}/  camera: {camera}, "
               f"games: {Path(settings.data_dir) / 'games.sqlite3'}", file=sys.stderr, flush=True)
         try:
-            server.run()
+            server.run()  # waitress ends its loop on the KeyboardInterrupt itself
         except KeyboardInterrupt:
-            pass
+            pass  # one that came before the loop started
         finally:
             server.close()
     finally:
