@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import vision
 from vision.reader import read_face, FACE_PX
-from vision.reading import Die, Reading
+from vision.reading import PROBLEM_KINDS, Die, Problem, Reading
 
 from drawn_dice import draw_die, pip_offsets, tray
 
@@ -157,6 +157,22 @@ def test_a_reading_reports_plain_json_and_sorted_known_values():
     assert set(data["dice"][0]) == {"value", "x", "y", "size", "confidence"}
 
 
+def test_a_problem_is_its_english_text_with_a_kind_the_tablet_can_word():
+    problem = Problem("the die at (50, 20) looks like 4 but not surely", "doubtful", value=4)
+    assert (problem.kind, problem.value) == ("doubtful", 4)
+    assert problem == "the die at (50, 20) looks like 4 but not surely"  # the command line prints it
+    assert json.loads(json.dumps([problem])) == [str(problem)]
+    assert "looks like" in problem and "; ".join([problem, problem]).count("4") == 2
+    with pytest.raises(ValueError):
+        Problem("glare", "glare")  # a kind the tablet has no words for
+    assert set(PROBLEM_KINDS) >= {"foreign", "unreadable", "doubtful", "maybe_die", "frames_disagree", "other"}
+
+
+def test_plain_strings_given_as_problems_become_problems_of_kind_other():
+    reading = Reading((), "unsure", ("glare",))
+    assert reading.problems == ("glare",) and reading.problems[0].kind == "other"
+
+
 def test_an_unsure_reading_must_say_why():
     with pytest.raises(ValueError):
         Reading((), "unsure", ())
@@ -258,6 +274,7 @@ def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(monkeypat
     monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier(opinion))
     reading = reader.read_dice(image)
     assert reading.dice == () and reading.problems == said
+    assert all(problem.kind == "maybe_die" for problem in reading.problems)
 
 
 @pytest.mark.parametrize("score, value, said", [
@@ -276,6 +293,22 @@ def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(monkeypatch, scor
     reading = reader.read_dice(image)
     assert [die.value for die in reading.dice] == ([value] if value else [])
     assert reading.problems == said
+    assert all(problem.kind == "maybe_die" for problem in reading.problems)
+
+
+def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable(monkeypatch):
+    """The classifier at 0.7 says two, the pip count four: no value, and the reason has its kind."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
+    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 80, 0.9)]))
+    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier((2, 0.7)))
+    reading = reader.read_dice(image)
+    assert [die.value for die in reading.dice] == [None]
+    assert [(problem.kind, problem) for problem in reading.problems] == [
+        ("unreadable", "the die at (400, 300) could not be read")]
 
 
 class _ReadingBySize:

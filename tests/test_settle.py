@@ -203,7 +203,7 @@ def test_voting_without_a_majority_is_unsure_and_says_why():
     frames = [reading(1, 2, 3, 4, 5), reading(1, 2, 3, 4, 6), reading(2, 2, 3, 4, 6)]
     result = agreed_reading(frames)
     assert result.status == "unsure"
-    assert any("disagree" in p for p in result.problems)
+    assert any("disagree" in p and p.kind == "frames_disagree" for p in result.problems)
     with pytest.raises(ValueError):
         agreed_reading([])
 

@@ -13,9 +13,9 @@ import pytest
 from table_helpers import TableClient, built_advisor
 
 from hardware.fake_camera import FakeCamera
-from scorer import score
+from scorer import CATEGORIES, score
 from vision import read_dice
-from vision.reading import Die, Reading
+from vision.reading import Die, Problem, Reading
 from webui.app import create_app, shutdown
 from webui.table import same_throw
 
@@ -109,6 +109,7 @@ def test_each_settled_throw_is_one_roll_and_a_fourth_is_shown_not_counted(table)
     assert state["camera"]["reading"]["values"] == [6, 6, 6, 6, 6]
     assert state["camera"]["reading_counted"] is False
     assert "category" in state["camera"]["message"]
+    assert state["camera"]["notes"] == [{"code": "rolls_used", "name": "Ana"}]
 
     recorded = client.post("/api/record", {"category": "four_of_a_kind"}).get_json()
     assert recorded["game"]["totals"] == [score(rolls[2], "four_of_a_kind"), 0]
@@ -116,17 +117,24 @@ def test_each_settled_throw_is_one_roll_and_a_fourth_is_shown_not_counted(table)
 
 
 def test_an_unsure_reading_is_shown_and_waits_for_a_rethrow(table):
-    reader = ScriptedReader([reading([1, 2, 3, 4], status="unsure", problems=["a die is cocked"]),
+    hand = Problem("something that is no die is in the tray near (90, 80) (a hand?)", "foreign")
+    unread = [Problem(f"the die at ({x}, 100) could not be read", "unreadable") for x in (40, 100)]
+    doubtful = Problem("the die at (160, 100) looks like 3 but not surely", "doubtful", 3)
+    reader = ScriptedReader([reading([1, 2, 3, 4], status="unsure",
+                                     problems=[hand, *unread, doubtful, "a die is cocked"]),
                              reading([2, 2, 3, 3, 3])])
     app, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana"])
     t = throw(loop, 0.0, 1, PLACES[0][:4])
     state = client.state()
     assert state["camera"]["status"] == "unsure" and "cocked" in state["camera"]["message"]
+    # For the page to word in the player's language: each kind of problem once, where dice are no matter.
+    assert state["camera"]["notes"] == [{"code": "foreign"}, {"code": "unreadable"}, {"code": "doubtful", "value": 3},
+                                        {"code": "other", "text": "a die is cocked"}]
     assert state["camera"]["reading"]["status"] == "unsure"
     assert state["game"]["roll_number"] == 0
     loop.process(frame(tray(7, PLACES[1]), t))  # dice picked up and thrown again
-    assert client.state()["camera"]["status"] == "live"
+    assert client.state()["camera"]["status"] == "live" and client.state()["camera"]["notes"] == []
     throw(loop, t + 0.1, 2, PLACES[1])
     assert client.state()["game"]["dice"] == [2, 2, 3, 3, 3]
 
@@ -137,6 +145,7 @@ def test_four_dice_read_surely_are_not_a_roll(table):
     throw(loop, 0.0, 1, PLACES[0][:4])
     state = client.state()
     assert state["camera"]["status"] == "unsure" and "4 dice" in state["camera"]["message"]
+    assert state["camera"]["notes"] == [{"code": "dice_count", "count": 4}]
     assert state["game"]["roll_number"] == 0
 
 
@@ -153,6 +162,41 @@ def test_the_same_scene_seen_again_is_not_a_new_roll(table):
     state = client.state()
     assert state["game"]["roll_number"] == 1
     assert state["camera"]["reading_counted"] is False and "same dice" in state["camera"]["message"]
+    assert state["camera"]["notes"] == [{"code": "same_throw"}]
+
+
+def test_throws_without_a_game_to_count_them_are_shown_with_the_reason(table):
+    reader = ScriptedReader([reading([1, 2, 3, 4, 5]), reading([6, 5, 4, 3, 2])])
+    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    t = throw(loop, 0.0, 1, PLACES[0])
+    camera = client.state()["camera"]
+    assert camera["reading_counted"] is False and camera["notes"] == [{"code": "no_game"}]
+    client.new_game(["Ana"])
+    for category in CATEGORIES:
+        client.post("/api/roll", {"dice": [1, 1, 1, 1, 1]})
+        client.post("/api/record", {"category": category})
+    throw(loop, t, 2, PLACES[1])
+    camera = client.state()["camera"]
+    assert camera["reading_counted"] is False and camera["notes"] == [{"code": "game_over"}]
+
+
+def test_a_reader_that_fails_is_shown_and_the_next_throw_is_read(table):
+    answers = [RuntimeError("out of memory"), reading([3, 3, 3, 3, 3])]
+
+    def reader(image):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    client.new_game(["Ana"])
+    t = throw(loop, 0.0, 1, PLACES[0])
+    camera = client.state()["camera"]
+    assert camera["status"] == "unsure" and "RuntimeError" in camera["message"]
+    assert camera["notes"] == [{"code": "read_failed"}]
+    throw(loop, t, 2, PLACES[1])
+    assert client.state()["game"]["dice"] == [3, 3, 3, 3, 3]
 
 
 def test_the_last_reading_is_served_annotated_and_the_preview_streams(table):

@@ -2,6 +2,6 @@
 
 from .annotate import annotate
 from .reader import read_dice
-from .reading import Die, Reading
+from .reading import Die, Problem, Reading
 
-__all__ = ["Die", "Reading", "annotate", "read_dice"]
+__all__ = ["Die", "Problem", "Reading", "annotate", "read_dice"]

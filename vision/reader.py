@@ -28,7 +28,7 @@ import numpy as np
 from .die_detector import SURE, default_detector
 from .face_classifier import CROP_SIZE, SECOND_LOOK_BELOW, crop_faces, default_classifier, face_angle
 from .imaging import as_bgr, frame_window, shrink
-from .reading import Die, Reading
+from .reading import Die, Problem, Reading
 
 MIN_SIDE, MAX_SIDE = 320, 4096
 # Each face is analysed as a square of this many pixels, whatever its size in the frame.
@@ -421,10 +421,11 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
     view, left, top = tray_view(frame, region)
     spots, read, foreign = _found_and_read(frame, default_detector().look(view), left, top, use_classifier)
     dice: list[Die] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
     if foreign:
         x, y = np.mean(foreign, axis=0)
-        problems.append(f"something that is no die is in the tray near ({x:.0f}, {y:.0f}) (a hand?)")
+        problems.append(Problem(f"something that is no die is in the tray near ({x:.0f}, {y:.0f}) (a hand?)",
+                                "foreign"))
     for spot, (box, opinion) in zip(spots, read):
         alone = alone_from(spot)
         if opinion is not None and opinion[0] is not None and opinion[1] >= alone:
@@ -438,13 +439,13 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
         if value is None and spot.score < SURE:
             surely_no_face = opinion is not None and opinion[0] is None and opinion[1] >= CLASSIFIER_ALONE
             if classical.pip_count > 0 and not surely_no_face:
-                problems.append(f"something at {where} may be a die")
+                problems.append(Problem(f"something at {where} may be a die", "maybe_die"))
             # Otherwise a faint peak without a face's pips is a screw head, a crumb, a pattern.
             continue
         dice.append(Die(value, spot.x, spot.y, box[1][0], box[2], round(min(max(confidence, 0.0), 1.0), 3)))
         if value is None:
-            problems.append(f"the die at {where} could not be read")
+            problems.append(Problem(f"the die at {where} could not be read", "unreadable"))
         elif confidence < MIN_CONFIDENCE:
-            problems.append(f"the die at {where} looks like {value} but not surely")
+            problems.append(Problem(f"the die at {where} looks like {value} but not surely", "doubtful", value))
     dice.sort(key=lambda d: (d.y, d.x))
     return Reading(tuple(dice), "unsure" if problems else "ok", tuple(problems))

@@ -8,6 +8,28 @@ from typing import Literal
 
 Status = Literal["ok", "unsure"]
 
+# What made a reading unsure, for whoever words it for the players: something that is no die in the
+# tray (a hand), a die whose face could not be read, one read but not surely (its `value`), a faint
+# something that may be a die, settled frames that read differently, anything else.
+PROBLEM_KINDS = ("foreign", "unreadable", "doubtful", "maybe_die", "frames_disagree", "other")
+
+
+class Problem(str):
+    """One reason a reading is unsure. It is its English text (what the command line and the logs
+    print, and what compares equal), with a `kind` (PROBLEM_KINDS) and the half-read `value` of a
+    doubtful die, so the tablet can say it in the player's language."""
+
+    kind: str
+    value: int | None
+
+    def __new__(cls, text: str, kind: str = "other", value: int | None = None) -> Problem:
+        if kind not in PROBLEM_KINDS:
+            raise ValueError(f"problem kind must be one of {PROBLEM_KINDS}, got {kind!r}")
+        problem = super().__new__(cls, text)
+        problem.kind = kind
+        problem.value = value
+        return problem
+
 
 @dataclass(frozen=True)
 class Die:
@@ -51,9 +73,12 @@ class Reading:
 
     dice: tuple[Die, ...]
     status: Status
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
 
     def __post_init__(self) -> None:
+        # Plain strings (a test's, a caller's own reason) are problems of kind "other".
+        object.__setattr__(self, "problems", tuple(
+            problem if isinstance(problem, Problem) else Problem(problem) for problem in self.problems))
         if self.status not in ("ok", "unsure"):
             raise ValueError(f"status must be 'ok' or 'unsure', got {self.status!r}")
         if self.status == "unsure" and not self.problems:

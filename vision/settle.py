@@ -19,7 +19,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from vision.reading import Reading
+from vision.reading import Problem, Reading
 
 State = Literal["moving", "settling", "settled", "hand"]
 
@@ -207,6 +207,7 @@ def agreed_reading(readings: Sequence[Reading], quorum: float = 0.5) -> Reading:
             agreeing = [r for r in readings if r.status == "ok" and tuple(r.values) == values]
             return max(agreeing, key=lambda r: min((d.confidence for d in r.dice), default=1.0))
     latest = readings[-1]
-    problems = tuple(dict.fromkeys((*latest.problems, f"frames disagree: {len(votes)} different ok readings "
-                                    f"among {len(readings)} frames")))
+    disagree = Problem(f"frames disagree: {len(votes)} different ok readings among {len(readings)} frames",
+                       "frames_disagree")
+    problems = tuple(dict.fromkeys((*latest.problems, disagree)))
     return Reading(dice=latest.dice, status="unsure", problems=problems)

@@ -30,6 +30,22 @@ VERSIONS_PER_BOOT = 1_000_000
 CAMERA_STATUSES = ("live", "reading", "unsure", "offline", "off")
 
 
+def problem_notes(problems: Sequence[Any]) -> list[dict[str, Any]]:
+    """A reading's problems (vision.Problem) as notes for the page to word in the player's language:
+    each kind once (where a die lies shows on the picture, not in words), with a doubtful die's value
+    and, for a kind the page has no words for, the English text."""
+    notes: list[dict[str, Any]] = []
+    for problem in problems:
+        note: dict[str, Any] = {"code": problem.kind}
+        if problem.kind == "doubtful":
+            note["value"] = problem.value
+        elif problem.kind == "other":
+            note["text"] = str(problem)
+        if note not in notes:
+            notes.append(note)
+    return notes
+
+
 class Advisor(Protocol):
     def advise(self, used: frozenset[str], dice: Sequence[int], roll_number: int) -> Any: ...
 
@@ -86,6 +102,7 @@ class TableService:
             "status": "off" if camera_source == "off" else "offline",
             "source": camera_source,
             "message": None if camera_source == "off" else "opening the camera",
+            "notes": [],
             "reading": None,
             "reading_counted": False,
             "updated": now_iso(),
@@ -199,15 +216,17 @@ class TableService:
 
     # --- the table loop's side -------------------------------------------------------------------
 
-    def camera_status(self, status: str, message: str | None = None, source: str | None = None) -> None:
+    def camera_status(self, status: str, message: str | None = None, source: str | None = None,
+                      notes: Sequence[dict[str, Any]] = ()) -> None:
         """The camera's condition changed (live, reading, offline...); `source` names the camera
-        actually opened, when known. Same status and message: no-op."""
+        actually opened, when known; `notes` say the message in codes the page words (the camera's own
+        errors have none: they are for whoever mends it). Same status and message: no-op."""
         if status not in CAMERA_STATUSES:
             raise ValueError(f"unknown camera status {status!r}")
         with self._lock:
             if self._camera["status"] == status and self._camera["message"] == message:
                 return
-            self._camera.update(status=status, message=message, updated=now_iso())
+            self._camera.update(status=status, message=message, notes=list(notes), updated=now_iso())
             if source is not None:
                 self._camera["source"] = source
             self._changed(game=False)
@@ -216,7 +235,7 @@ class TableService:
         """Dice are moving again: an unsure reading no longer stands (it is still shown)."""
         with self._lock:
             if self._camera["status"] == "unsure":
-                self._camera.update(status="live", message=None, updated=now_iso())
+                self._camera.update(status="live", message=None, notes=[], updated=now_iso())
                 self._changed(game=False)
 
     def camera_reading(self, reading: Any, repeated: bool = False) -> bool:
@@ -226,30 +245,35 @@ class TableService:
         with self._lock:
             dice = sorted(reading.dice, key=lambda die: (die.x, die.y))
             counted = False
-            message = None
             if reading.status != "ok":
-                status, message = "unsure", "; ".join(reading.problems)
+                status, message, notes = "unsure", "; ".join(reading.problems), problem_notes(reading.problems)
             elif len(dice) != 5 or any(die.value is None for die in dice):
-                status, message = "unsure", f"{len(dice)} dice seen; a roll has five"
+                status = "unsure"
+                message = f"{len(dice)} {'die' if len(dice) == 1 else 'dice'} seen; a roll has five"
+                notes = [{"code": "dice_count", "count": len(dice)}]
             elif repeated:
                 status, message = "live", "the same dice as before: throw again to roll"
+                notes = [{"code": "same_throw"}]
             else:
                 status = "live"
-                counted, message = self._camera_roll([die.value for die in dice],
-                                                     [float(die.confidence) for die in dice])
-            self._camera.update(status=status, message=message, reading=reading.to_dict(),
+                counted, message, notes = self._camera_roll([die.value for die in dice],
+                                                            [float(die.confidence) for die in dice])
+            self._camera.update(status=status, message=message, notes=notes, reading=reading.to_dict(),
                                 reading_counted=counted, updated=now_iso())
             self._changed(game=counted)
             return counted
 
-    def _camera_roll(self, values: list[int], confidence: list[float]) -> tuple[bool, str | None]:
+    def _camera_roll(self, values: list[int], confidence: list[float]) -> tuple[bool, str | None, list[dict]]:
+        """Whether five dice read surely became the current player's roll, and if not, why: in words
+        and in notes."""
         game = self._game
         if game is None:
-            return False, "start a game to count throws"
+            return False, "start a game to count throws", [{"code": "no_game"}]
         if game.is_over:
-            return False, "the game is over"
+            return False, "the game is over", [{"code": "game_over"}]
         if game.rolls_left == 0:
-            return False, f"{game.current_player_name} has thrown three times: choose a category"
+            return (False, f"{game.current_player_name} has thrown three times: choose a category",
+                    [{"code": "rolls_used", "name": game.current_player_name}])
         game.apply({"type": "roll", "dice": values, "source": "camera"})
         try:
             self.store.append(self._game_id, game)  # type: ignore[arg-type]
@@ -257,7 +281,7 @@ class TableService:
             game.undo()
             raise
         self._confidence = (len(game.actions), confidence)
-        return True, None
+        return True, None, []
 
     # --- internals -------------------------------------------------------------------------------
 

@@ -159,7 +159,8 @@ class TableLoop:
         except Exception as error:
             log.exception("reading the dice failed")
             self.service.camera_status("unsure", f"the dice could not be read ({type(error).__name__}); "
-                                                  "throw again or enter them by hand")
+                                                  "throw again or enter them by hand",
+                                       notes=[{"code": "read_failed"}])
             return
         annotated = self._annotate(image, reading)
         still = encode_jpeg(annotated, STILL_QUALITY)

@@ -354,6 +354,42 @@ def test_camera_throws_become_rolls_and_a_fourth_is_not_counted(table, open_page
     expect(sheet_cell(page, "four_of_a_kind", 0)).to_have_text("17")
 
 
+def test_the_camera_says_why_in_the_players_language_and_its_picture_follows_each_throw(table, open_page):
+    import cv2
+    import numpy as np
+
+    from vision.reading import Problem
+
+    table.post("/api/games", {"players": ["Ana"]})
+    pictures = {width: cv2.imencode(".jpg", np.full((width * 3 // 4, width, 3), 90, np.uint8))[1].tobytes()
+                for width in (320, 640)}
+    shown = {"picture": pictures[320]}
+    table.app.extensions["yacht_table_still"] = lambda: shown["picture"]  # the table loop's last picture
+    service = table.app.extensions["yacht_table"]
+    page = open_page(table.url)
+    page.locator("#new-game-button").tap()
+    page.locator('#language-list [data-language="fr"]').tap()
+    page.locator("#back-to-game").tap()
+    french = load_catalog("fr")
+
+    hand = Problem("something that is no die is in the tray near (90, 80) (a hand?)", "foreign")
+    unread = Problem("the die at (150, 200) could not be read", "unreadable")
+    service.camera_reading(camera_throw([4, 4], status="unsure", problems=[hand, unread]))
+    said = f"{french['note.foreign']} · {french['note.unreadable']}"
+    expect(page.locator("#camera-message")).to_have_text(f"{said} · {french['cam_unsure_help']}")
+    page.locator("#camera-pill").tap()
+    expect(page.locator("#camera-detail")).to_have_text(said)
+    still = page.locator("#camera-still")
+    expect(still).to_be_visible()
+    assert still.evaluate("image => image.naturalWidth") == 320
+
+    shown["picture"] = pictures[640]  # a throw read while the last one's picture is shown
+    service.camera_reading(camera_throw([4, 4, 4]))
+    expect(page.locator("#camera-detail")).to_have_text(french["note.dice_count"].replace("{count}", "3"))
+    page.wait_for_function("document.getElementById('camera-still').naturalWidth === 640")
+    screenshot(page, "tablet-camera-french")
+
+
 def test_an_unfinished_game_is_resumed_from_the_start_screen(table, open_page):
     table.post("/api/games", {"players": ["Ana", "Ben"]})
     table.post("/api/roll", {"dice": [2, 2, 2, 5, 5]})

@@ -34,6 +34,7 @@ const page = {
   manualDice: [null, null, null, null, null],
   celebrated: null,
   toastTimer: null,
+  stillReading: null, // the reading (as JSON) whose picture the camera dialog shows
 };
 
 // --- words ---------------------------------------------------------------------------------------
@@ -329,7 +330,10 @@ function render() {
   for (const name of ["loading", "start", "game", "over", "history"]) $("screen-" + name).hidden = name !== screen;
   document.body.dataset.screen = screen;
   renderTopbar(screen);
-  if ($("dialog-camera").open) renderCameraDialog();
+  if ($("dialog-camera").open) {
+    renderCameraDialog();
+    followTheThrow();
+  }
   if (screen !== "game") {
     for (const id of ["dialog-confirm", "dialog-die", "dialog-manual"]) if ($(id).open) $(id).close();
   }
@@ -569,10 +573,10 @@ function renderCameraMessage(game, camera) {
   let text = null;
   let tone = "info";
   if (camera.status === "unsure") {
-    text = [camera.message, t("cam_unsure_help")].filter(Boolean).join(" · ");
+    text = [cameraText(camera), t("cam_unsure_help")].filter(Boolean).join(" · ");
     tone = "warn";
   } else if (camera.status === "offline") {
-    text = [camera.message, t("cam_offline_help")].filter(Boolean).join(" · ");
+    text = [cameraText(camera), t("cam_offline_help")].filter(Boolean).join(" · ");
     tone = "bad";
   } else if (camera.reading && camera.reading_counted === false && game.rolls_left === 0) {
     text = t("cam_not_counted");
@@ -752,8 +756,21 @@ function renderCameraDialog() {
   const camera = page.state ? page.state.camera : null;
   const status = camera ? camera.status : "off";
   $("camera-title").textContent = t("cam." + status);
-  $("camera-detail").textContent = camera && camera.message ? camera.message : "";
+  $("camera-detail").textContent = camera ? cameraText(camera) : "";
   $("camera-show-live").hidden = status === "off";
+}
+
+// What the camera says: in the player's language where the table gave it as notes, else its own
+// words (a camera's errors, which are for whoever mends it, come in English only).
+function cameraText(camera) {
+  if (!camera.notes || !camera.notes.length) return camera.message || "";
+  return camera.notes.map((note) => (note.code === "other" ? note.text : t("note." + note.code, note))).join(" · ");
+}
+
+// A throw read while the last one's picture is shown: show the new one, as its words already are.
+function followTheThrow() {
+  const showingStill = $("camera-show-still").getAttribute("aria-pressed") === "true";
+  if (showingStill && JSON.stringify(page.state.camera.reading) !== page.stillReading) showCameraPicture(false);
 }
 
 // The live view is an MJPEG stream: it holds a connection until the picture is let go.
@@ -767,6 +784,7 @@ function showCameraPicture(live) {
   still.onload = () => (still.hidden = false);
   still.onerror = () => (none.hidden = false);
   still.src = live ? "/api/camera.mjpg" : "/api/camera/still.jpg?v=" + (page.state ? page.state.version : 0);
+  page.stillReading = live ? null : JSON.stringify(page.state ? page.state.camera.reading : null);
 }
 
 // End of game and history -------------------------------------------------------------------------
