@@ -303,7 +303,7 @@ def test_the_camera_status_is_always_shown(table, open_page):
     camera.camera_status("unsure", "two dice lean on each other")
     expect(pill).to_have_text("Camera unsure")
     expect(page.locator("#camera-message")).to_have_text(
-        "two dice lean on each other · Throw again, or tap a die to correct it.")
+        "two dice lean on each other · Throw again, or enter the roll: what the camera read is filled in.")
     screenshot(page, "tablet-camera-unsure")
     camera.camera_status("offline", "no frame for 2 s")
     expect(pill).to_have_text("Camera offline")
@@ -352,6 +352,41 @@ def test_camera_throws_become_rolls_and_a_fourth_is_not_counted(table, open_page
     page.locator('#sheet button.option[data-category="four_of_a_kind"]').click()  # a mouse works too
     page.locator("#confirm-record").click()
     expect(sheet_cell(page, "four_of_a_kind", 0)).to_have_text("17")
+
+
+def test_a_throw_the_camera_could_not_read_is_entered_from_what_it_did_read(table, open_page):
+    from vision.reading import Die, Problem, Reading
+
+    table.post("/api/games", {"players": ["Ana"]})
+    table.post("/api/roll", {"dice": [1, 1, 1, 1, 1]})
+    service = table.app.extensions["yacht_table"]
+    page = open_page(table.url)
+    # Five dice, left to right 3, 6, ?, 2, 6 (listed out of order): the middle one could not be read.
+    places = {150: 6, 250: None, 350: 2, 450: 6, 50: 3}
+    dice = tuple(Die(value=v, x=float(x), y=200.0, size=50.0, angle=0.0, confidence=0.0 if v is None else 0.95)
+                 for x, v in places.items())
+    service.camera_reading(Reading(dice, "unsure", (Problem("the die at (250, 200) could not be read",
+                                                            "unreadable"),)))
+    expect(page.locator("#camera-message")).to_have_text(
+        "A die could not be read · Throw again, or enter the roll: what the camera read is filled in.")
+    expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")  # not counted
+
+    page.locator("#manual-roll").tap()
+    pressed = page.locator('#manual-dice [aria-pressed="true"]')
+    expect(pressed).to_have_count(4)
+    assert [(b.get_attribute("data-die"), b.get_attribute("data-value")) for b in pressed.all()] == [
+        ("0", "3"), ("1", "6"), ("3", "2"), ("4", "6")]
+    page.locator('#manual-dice [data-die="2"][data-value="5"]').tap()
+    page.locator("#manual-save").tap()
+    expect(page.locator("#roll-line")).to_have_text("Roll 2 of 3")
+    assert table.state()["game"]["dice"] == [3, 6, 5, 2, 6]
+
+    table.post("/api/roll", {"dice": [2, 2, 2, 2, 2]})
+    service.camera_reading(Reading(dice, "unsure", (Problem("the die at (250, 200) could not be read",
+                                                            "unreadable"),)))
+    # All three rolls are used: no throw counts now, whatever the camera made of it.
+    expect(page.locator("#camera-message")).to_have_text(
+        "That throw was not counted: all three rolls are used. Choose a row.")
 
 
 def test_the_camera_says_why_in_the_players_language_and_its_picture_follows_each_throw(table, open_page):

@@ -572,14 +572,14 @@ function renderCameraMessage(game, camera) {
   const box = $("camera-message");
   let text = null;
   let tone = "info";
-  if (camera.status === "unsure") {
-    text = [cameraText(camera), t("cam_unsure_help")].filter(Boolean).join(" · ");
-    tone = "warn";
-  } else if (camera.status === "offline") {
+  if (camera.status === "offline") {
     text = [cameraText(camera), t("cam_offline_help")].filter(Boolean).join(" · ");
     tone = "bad";
-  } else if (camera.reading && camera.reading_counted === false && game.rolls_left === 0) {
-    text = t("cam_not_counted");
+  } else if (game.rolls_left === 0 && (camera.status === "unsure" || (camera.reading && camera.reading_counted === false))) {
+    text = t("cam_not_counted"); // whatever the camera made of it: re-throwing or entering cannot help now
+    tone = "warn";
+  } else if (camera.status === "unsure") {
+    text = [cameraText(camera), t("cam_unsure_help")].filter(Boolean).join(" · ");
     tone = "warn";
   } else if (camera.status === "off" && !game.dice) {
     text = t("cam_off_help");
@@ -710,10 +710,20 @@ async function correctDie(value) {
 function openManual() {
   const game = currentGame();
   if (!game || game.rolls_left === 0) return;
-  page.manualDice = game.dice ? [...game.dice] : [null, null, null, null, null];
+  page.manualDice = unsureThrow() || (game.dice ? [...game.dice] : [null, null, null, null, null]);
   $("manual-error").hidden = true;
   renderManual();
   $("dialog-manual").showModal();
+}
+
+// After a throw the camera could not read surely (and before the dice move again), the roll to enter
+// is that throw: what was read, left to right as the dice lie, the rest left to choose.
+function unsureThrow() {
+  const camera = page.state.camera;
+  if (camera.status !== "unsure" || !camera.reading) return null;
+  const values = [...camera.reading.dice].sort((a, b) => a.x - b.x || a.y - b.y).map((die) => die.value);
+  if (values.length === 0 || values.length > 5) return null; // more than five: which five is the player's to say
+  return [...values, ...Array(5 - values.length).fill(null)];
 }
 
 function renderManual() {
