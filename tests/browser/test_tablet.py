@@ -374,6 +374,7 @@ def test_a_throw_the_camera_could_not_read_is_entered_from_what_it_did_read(tabl
     page.locator("#manual-roll").tap()
     pressed = page.locator('#manual-dice [aria-pressed="true"]')
     expect(pressed).to_have_count(4)
+    screenshot(page, "tablet-enter-unsure-throw")
     assert [(b.get_attribute("data-die"), b.get_attribute("data-value")) for b in pressed.all()] == [
         ("0", "3"), ("1", "6"), ("3", "2"), ("4", "6")]
     page.locator('#manual-dice [data-die="2"][data-value="5"]').tap()
