@@ -410,10 +410,16 @@ def test_the_camera_says_why_in_the_players_language_and_its_picture_follows_eac
 
     hand = Problem("something that is no die is in the tray near (90, 80) (a hand?)", "foreign")
     unread = Problem("the die at (150, 200) could not be read", "unreadable")
+    thumbnail = page.locator("#camera-thumb")
+    expect(thumbnail).to_be_hidden()  # no throw read yet
     service.camera_reading(camera_throw([4, 4], status="unsure", problems=[hand, unread]))
     said = f"{french['note.foreign']} · {french['note.unreadable']}"
     expect(page.locator("#camera-message")).to_have_text(f"{said} · {french['cam_unsure_help']}")
-    page.locator("#camera-pill").tap()
+    # The throw as the camera read it is on the game screen, beside the dice; a tap shows it large.
+    expect(thumbnail).to_be_visible()
+    assert thumbnail.evaluate("image => image.naturalWidth") == 320
+    screenshot(page, "tablet-camera-thumbnail")
+    page.locator("#camera-button").tap()
     expect(page.locator("#camera-detail")).to_have_text(said)
     still = page.locator("#camera-still")
     expect(still).to_be_visible()
@@ -423,6 +429,7 @@ def test_the_camera_says_why_in_the_players_language_and_its_picture_follows_eac
     service.camera_reading(camera_throw([4, 4, 4]))
     expect(page.locator("#camera-detail")).to_have_text(french["note.dice_count"].replace("{count}", "3"))
     page.wait_for_function("document.getElementById('camera-still').naturalWidth === 640")
+    page.wait_for_function("document.getElementById('camera-thumb').naturalWidth === 640")
     screenshot(page, "tablet-camera-french")
 
 

@@ -35,6 +35,7 @@ const page = {
   celebrated: null,
   toastTimer: null,
   stillReading: null, // the reading (as JSON) whose picture the camera dialog shows
+  thumbReading: null, // and the one the game screen's small picture shows
 };
 
 // --- words ---------------------------------------------------------------------------------------
@@ -523,6 +524,7 @@ function renderGame() {
   const game = currentGame();
   const camera = page.state.camera;
   renderStandings(game);
+  renderCameraThumb(game, camera);
   $("turn-title").textContent = t("turn_of", { name: game.current_player_name });
   $("turn-number").textContent = t("turn_n", { turn: game.turn, total: game.turns_per_player });
   const maxRolls = game.roll_number + game.rolls_left;
@@ -781,6 +783,24 @@ function cameraText(camera) {
 function followTheThrow() {
   const showingStill = $("camera-show-still").getAttribute("aria-pressed") === "true";
   if (showingStill && JSON.stringify(page.state.camera.reading) !== page.stillReading) showCameraPicture(false);
+}
+
+// The last throw as the camera read it, small beside the dice: a glance shows every die found and
+// read (a tap shows it large). Fetched once per reading; not shown before the turn's first throw
+// is read, nor beside dice entered by hand.
+function renderCameraThumb(game, camera) {
+  const thumb = $("camera-thumb");
+  const aboutThisTurn = camera.status === "unsure" || (game.dice && game.dice_source !== "manual");
+  const reading = camera.reading && aboutThisTurn ? JSON.stringify(camera.reading) : null;
+  if (reading === page.thumbReading) return;
+  page.thumbReading = reading;
+  thumb.hidden = true;
+  if (reading === null) {
+    thumb.removeAttribute("src");
+    return;
+  }
+  thumb.onload = () => (thumb.hidden = false);
+  thumb.src = "/api/camera/still.jpg?v=" + page.state.version;
 }
 
 // The live view is an MJPEG stream: it holds a connection until the picture is let go.
