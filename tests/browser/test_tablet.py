@@ -431,6 +431,19 @@ def test_the_camera_says_why_in_the_players_language_and_its_picture_follows_eac
     page.wait_for_function("document.getElementById('camera-still').naturalWidth === 640")
     page.wait_for_function("document.getElementById('camera-thumb').naturalWidth === 640")
     screenshot(page, "tablet-camera-french")
+    page.locator("#dialog-camera").get_by_role("button", name=french["close"]).tap()
+
+    service.camera_moving()  # the dice are picked up: that throw is no longer what the screen is about
+    expect(thumbnail).to_be_hidden()
+    service.camera_reading(camera_throw([2, 3, 4, 5, 6]))  # the next throw, counted
+    expect(page.locator('#dice [data-die="4"]')).to_have_attribute("aria-label", re.compile("6$"))
+    expect(thumbnail).to_be_visible()
+    service.camera_reading(camera_throw([2, 3, 4, 5]))  # a throw not counted, shown while it is talked of
+    expect(page.locator("#camera-message")).to_contain_text(french["note.dice_count"].replace("{count}", "4"))
+    expect(thumbnail).to_be_visible()
+    service.camera_moving()  # then the dice move again: beside the roll's dice, no picture of another throw
+    expect(page.locator("#camera-pill")).to_have_text(french["cam.live"])
+    expect(thumbnail).to_be_hidden()
 
 
 def test_an_unfinished_game_is_resumed_from_the_start_screen(table, open_page):

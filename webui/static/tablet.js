@@ -785,13 +785,14 @@ function followTheThrow() {
   if (showingStill && JSON.stringify(page.state.camera.reading) !== page.stillReading) showCameraPicture(false);
 }
 
-// The last throw as the camera read it, small beside the dice: a glance shows every die found and
-// read (a tap shows it large). Fetched once per reading; not shown before the turn's first throw
-// is read, nor beside dice entered by hand.
+// The camera's last throw, small beside the dice, while it is the roll shown or what the camera's
+// message is about: a glance shows every die found and read (a tap shows it large). Fetched once
+// per reading.
 function renderCameraThumb(game, camera) {
   const thumb = $("camera-thumb");
-  const aboutThisTurn = camera.status === "unsure" || (game.dice && game.dice_source !== "manual");
-  const reading = camera.reading && aboutThisTurn ? JSON.stringify(camera.reading) : null;
+  const isTheRoll = camera.reading_counted && game.dice && game.dice_source !== "manual";
+  const isTalkedAbout = camera.status === "unsure" || (camera.notes && camera.notes.length > 0);
+  const reading = camera.reading && (isTheRoll || isTalkedAbout) ? JSON.stringify(camera.reading) : null;
   if (reading === page.thumbReading) return;
   page.thumbReading = reading;
   thumb.hidden = true;
