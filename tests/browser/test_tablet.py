@@ -303,7 +303,7 @@ def test_the_camera_status_is_always_shown(table, open_page):
     camera.camera_status("unsure", "two dice lean on each other")
     expect(pill).to_have_text("Camera unsure")
     expect(page.locator("#camera-message")).to_have_text(
-        "two dice lean on each other · Throw again, or enter the roll: what the camera read is filled in.")
+        "two dice lean on each other · Throw again, or enter the roll by hand.")
     screenshot(page, "tablet-camera-unsure")
     camera.camera_status("offline", "no frame for 2 s")
     expect(pill).to_have_text("Camera offline")
@@ -368,7 +368,7 @@ def test_a_throw_the_camera_could_not_read_is_entered_from_what_it_did_read(tabl
     service.camera_reading(Reading(dice, "unsure", (Problem("the die at (250, 200) could not be read",
                                                             "unreadable"),)))
     expect(page.locator("#camera-message")).to_have_text(
-        "A die could not be read · Throw again, or enter the roll: what the camera read is filled in.")
+        "A die could not be read · Throw again, or enter the roll by hand.")
     expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")  # not counted
 
     page.locator("#manual-roll").tap()
