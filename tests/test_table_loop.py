@@ -181,7 +181,7 @@ def test_throws_without_a_game_to_count_them_are_shown_with_the_reason(table):
 
 
 def test_a_reader_that_fails_is_shown_and_the_next_throw_is_read(table):
-    answers = [RuntimeError("out of memory"), reading([3, 3, 3, 3, 3])]
+    answers = [reading([1, 2, 3, 4, 5]), RuntimeError("out of memory"), reading([3, 3, 3, 3, 3])]
 
     def reader(image):
         answer = answers.pop(0)
@@ -192,10 +192,18 @@ def test_a_reader_that_fails_is_shown_and_the_next_throw_is_read(table):
     app, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana"])
     t = throw(loop, 0.0, 1, PLACES[0])
+    first_picture = client.http.get("/api/camera/still.jpg").data
+    t = throw(loop, t, 2, PLACES[1])
     camera = client.state()["camera"]
     assert camera["status"] == "unsure" and "RuntimeError" in camera["message"]
     assert camera["notes"] == [{"code": "read_failed"}]
-    throw(loop, t, 2, PLACES[1])
+    # The first throw's reading and picture are no longer what the tray shows: the picture is the
+    # frame that could not be read, and no reading stands for the page to fill a roll from.
+    assert camera["reading"] is None and camera["reading_counted"] is False
+    failed_picture = client.http.get("/api/camera/still.jpg").data
+    assert failed_picture != first_picture
+    assert cv2.imdecode(np.frombuffer(failed_picture, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
+    throw(loop, t, 3, PLACES[2])
     assert client.state()["game"]["dice"] == [3, 3, 3, 3, 3]
 
 

@@ -216,17 +216,16 @@ class TableService:
 
     # --- the table loop's side -------------------------------------------------------------------
 
-    def camera_status(self, status: str, message: str | None = None, source: str | None = None,
-                      notes: Sequence[dict[str, Any]] = ()) -> None:
+    def camera_status(self, status: str, message: str | None = None, source: str | None = None) -> None:
         """The camera's condition changed (live, reading, offline...); `source` names the camera
-        actually opened, when known; `notes` say the message in codes the page words (the camera's own
-        errors have none: they are for whoever mends it). Same status and message: no-op."""
+        actually opened, when known. Its messages have no notes for the page to word: they are for
+        whoever mends the camera. Same status and message: no-op."""
         if status not in CAMERA_STATUSES:
             raise ValueError(f"unknown camera status {status!r}")
         with self._lock:
             if self._camera["status"] == status and self._camera["message"] == message:
                 return
-            self._camera.update(status=status, message=message, notes=list(notes), updated=now_iso())
+            self._camera.update(status=status, message=message, notes=[], updated=now_iso())
             if source is not None:
                 self._camera["source"] = source
             self._changed(game=False)
@@ -237,6 +236,14 @@ class TableService:
             if self._camera["status"] == "unsure":
                 self._camera.update(status="live", message=None, notes=[], updated=now_iso())
                 self._changed(game=False)
+
+    def camera_read_failed(self, message: str) -> None:
+        """Reading a settled throw failed: it is unsure, and the reading before it no longer stands
+        (the page must not fill a roll from it nor show its picture)."""
+        with self._lock:
+            self._camera.update(status="unsure", message=message, notes=[{"code": "read_failed"}],
+                                reading=None, reading_counted=False, updated=now_iso())
+            self._changed(game=False)
 
     def camera_reading(self, reading: Any, repeated: bool = False) -> bool:
         """A settled throw has been read. Five dice read surely become the current player's next

@@ -91,7 +91,7 @@ class TableLoop:
         self._detector = make_detector()
         self._preview_period = 1.0 / preview_fps
         self._last_preview: float | None = None
-        self._shown_reading: np.ndarray | None = None  # annotated picture, shown until dice move
+        self._shown_throw: np.ndarray | None = None  # the last throw's picture, shown until dice move
         self._still: bytes | None = None
         self._still_lock = threading.Lock()
         self._frame_shape: tuple[int, ...] | None = None
@@ -145,7 +145,7 @@ class TableLoop:
         was_settled = self._detector.state == "settled"
         event = self._detector.update(frame.image, frame.timestamp)
         if self._detector.state == "moving" and was_settled:
-            self._shown_reading = None
+            self._shown_throw = None
             self.service.camera_moving()
         if event is not None or self._read_requested.is_set():
             self._read_requested.clear()
@@ -158,26 +158,30 @@ class TableLoop:
             reading = self._read_dice(image)
         except Exception as error:
             log.exception("reading the dice failed")
-            self.service.camera_status("unsure", f"the dice could not be read ({type(error).__name__}); "
-                                                  "throw again or enter them by hand",
-                                       notes=[{"code": "read_failed"}])
+            self._show(image)  # the frame itself: nothing was read to draw on it
+            self._last_reading = None
+            self.service.camera_read_failed(f"the dice could not be read ({type(error).__name__}); "
+                                            "throw again or enter them by hand")
             return
-        annotated = self._annotate(image, reading)
-        still = encode_jpeg(annotated, STILL_QUALITY)
-        with self._still_lock:
-            self._still = still
-        self._shown_reading = annotated
-        self._last_preview = None  # show the reading at once
+        self._show(self._annotate(image, reading))
         repeated = same_throw(self._last_reading, reading)
         self._last_reading = reading
         self.service.camera_reading(reading, repeated=repeated)
+
+    def _show(self, picture: np.ndarray) -> None:
+        """The last throw's picture: served as the still, and in the preview at once until dice move."""
+        still = encode_jpeg(picture, STILL_QUALITY)
+        with self._still_lock:
+            self._still = still
+        self._shown_throw = picture
+        self._last_preview = None
 
     def _send_preview(self, frame: Any) -> None:
         now = frame.timestamp
         if self._last_preview is not None and now - self._last_preview < self._preview_period:
             return
         self._last_preview = now
-        picture = self._shown_reading if self._shown_reading is not None else frame.image
+        picture = self._shown_throw if self._shown_throw is not None else frame.image
         version, _ = self.preview.latest()
         self.preview.publish(version + 1, encode_jpeg(picture, PREVIEW_QUALITY, PREVIEW_WIDTH))
 
@@ -188,7 +192,7 @@ class TableLoop:
             self._restart_detector.set()
             self.service.camera_status("live", source=status.message)
         elif status.state in (OFFLINE, CONNECTING):
-            self._shown_reading = None
+            self._shown_throw = None
             self.service.camera_status("offline", status.message)
         else:
             self.service.camera_status("off", status.message)
