@@ -19,22 +19,25 @@ def annotate(image: np.ndarray, reading: Reading) -> np.ndarray:
     canvas = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR) if image.ndim == 2 else image[..., :3].copy()
     scale = max(canvas.shape[:2]) / 640.0
     thickness = max(1, round(1.5 * scale))
-    font_scale = 0.5 * scale
     for die in reading.dice:
         colour = _UNKNOWN if die.value is None else (_SURE if die.confidence >= 0.5 else _DOUBT)
         outline = np.round(np.array(die.outline)).astype(np.int32)
         cv2.polylines(canvas, [outline], True, colour, thickness, cv2.LINE_AA)
-        label = f"{'?' if die.value is None else die.value} {die.confidence:.2f}"
+        # The value large enough to check at a glance on a tablet, its confidence small beside it.
         top = int(min(y for _, y in die.outline)) - 4
-        anchor = (int(die.x - die.size / 2), max(top, int(14 * scale)))
-        cv2.putText(canvas, label, anchor, cv2.FONT_HERSHEY_SIMPLEX, font_scale, (0, 0, 0),
-                    thickness + 2, cv2.LINE_AA)
-        cv2.putText(canvas, label, anchor, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour,
-                    thickness, cv2.LINE_AA)
+        x, y = int(die.x - die.size / 2), max(top, int(22 * scale))
+        x = _write(canvas, "?" if die.value is None else str(die.value), (x, y), 0.9 * scale, colour, thickness)
+        _write(canvas, f" {die.confidence:.2f}", (x, y), 0.45 * scale, colour, max(1, thickness - 1))
     summary = f"{reading.status}: {' '.join(map(str, reading.values)) or 'no dice'}"
     banner = _SURE if reading.status == "ok" else _DOUBT
-    cv2.putText(canvas, summary, (int(8 * scale), int(22 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
-                0.7 * scale, (0, 0, 0), thickness + 2, cv2.LINE_AA)
-    cv2.putText(canvas, summary, (int(8 * scale), int(22 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
-                0.7 * scale, banner, thickness, cv2.LINE_AA)
+    _write(canvas, summary, (int(8 * scale), int(22 * scale)), 0.7 * scale, banner, thickness)
     return canvas
+
+
+def _write(canvas: np.ndarray, text: str, origin: tuple[int, int], font_scale: float,
+           colour: tuple[int, int, int], thickness: int) -> int:
+    """Text outlined in black so it reads on any tray; returns the x where it ends."""
+    for ink, width in (((0, 0, 0), thickness + 1), (colour, thickness)):
+        cv2.putText(canvas, text, origin, cv2.FONT_HERSHEY_SIMPLEX, font_scale, ink, width, cv2.LINE_AA)
+    (text_width, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
+    return origin[0] + text_width

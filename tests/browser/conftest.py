@@ -52,6 +52,7 @@ class LiveTable:
     advisor: object
     pin: str | None = None
     port: int = 0
+    camera: object = None  # opens a camera; its loop starts with app.extensions["yacht_table_loop"].start()
 
     def start(self) -> None:
         from werkzeug.serving import WSGIRequestHandler, make_server
@@ -62,7 +63,8 @@ class LiveTable:
             def log_request(self, *args, **kwargs):
                 pass
 
-        self.app = create_app({"data_dir": self.data_dir, "pin": self.pin}, advisor=self.advisor)
+        self.app = create_app({"data_dir": self.data_dir, "pin": self.pin}, camera=self.camera,
+                              advisor=self.advisor, start_loop=False)
         self.server = make_server(
             "127.0.0.1", self.port, self.app, threaded=True, request_handler=QuietHandler
         )

@@ -354,6 +354,41 @@ def test_camera_throws_become_rolls_and_a_fourth_is_not_counted(table, open_page
     expect(sheet_cell(page, "four_of_a_kind", 0)).to_have_text("17")
 
 
+def test_a_throw_under_the_camera_reaches_the_tablet_with_its_picture(tmp_path, advisor, open_page):
+    """The whole way on a real page: a generated throw's frames replayed as a camera gives them, the
+    dice settling, read by the real reader, the roll on the tablet beside the picture it was read from."""
+    import json
+    from pathlib import Path
+
+    from hardware.camera import ReplayCamera
+
+    from .conftest import LiveTable
+
+    throw = Path(__file__).resolve().parents[2] / "samples" / "sequences" / "single_throw"
+    at_rest = json.loads((throw / "sequence.json").read_text())["values_at_rest"][0]
+    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, camera=lambda: ReplayCamera(throw))
+    live.start()
+    try:
+        live.post("/api/games", {"players": ["Ana"]})
+        page = open_page(live.url)
+        expect(page.locator("#roll-line")).to_have_text("Roll the dice")
+        live.app.extensions["yacht_table_loop"].start()
+        expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3", timeout=20000)
+        shown = [int(label.split(": ")[1][0]) for label in
+                 page.locator("#dice .die").evaluate_all("dice => dice.map(die => die.getAttribute('aria-label'))")]
+        assert sorted(shown) == sorted(at_rest)
+        expect(page.locator("#dice-source")).to_contain_text("Read by the camera")
+        thumbnail = page.locator("#camera-thumb")
+        expect(thumbnail).to_be_visible()
+        assert thumbnail.evaluate("image => image.naturalWidth") == 640  # the frame, as the camera gave it
+        screenshot(page, "tablet-camera-throw")
+        page.locator("#camera-button").tap()
+        expect(page.locator("#camera-still")).to_be_visible()
+        screenshot(page, "tablet-camera-throw-large")
+    finally:
+        live.stop()
+
+
 def test_a_throw_the_camera_could_not_read_is_entered_from_what_it_did_read(table, open_page):
     from vision.reading import Die, Problem, Reading
 
