@@ -293,11 +293,14 @@ def test_the_camera_status_is_always_shown(table, open_page):
     pill = page.locator("#camera-pill")
     expect(pill).to_have_text("No camera")
     expect(page.locator("#camera-message")).to_have_text("Enter the rolls by hand.")
+    expect(page.locator("#camera-button")).to_be_hidden()  # nothing behind it: entering takes the row
+    screenshot(page, "tablet-no-camera")
 
     camera = table.app.extensions["yacht_table"]
     camera.camera_status("live")
     expect(pill).to_have_text("Camera live")
     expect(page.locator("#camera-message")).to_be_hidden()
+    expect(page.locator("#camera-button")).to_be_visible()
     camera.camera_status("reading")
     expect(pill).to_have_text("Reading the dice…")
     camera.camera_status("unsure", "two dice lean on each other")

@@ -525,6 +525,7 @@ function renderGame() {
   const camera = page.state.camera;
   renderStandings(game);
   renderCameraThumb(game, camera);
+  $("camera-button").hidden = camera.status === "off";
   $("turn-title").textContent = t("turn_of", { name: game.current_player_name });
   $("turn-number").textContent = t("turn_n", { turn: game.turn, total: game.turns_per_player });
   const maxRolls = game.roll_number + game.rolls_left;
