@@ -15,8 +15,8 @@ FRAME = np.random.default_rng(0).integers(0, 256, (60, 80, 3)).astype(np.uint8)
 def test_a_window_is_the_frame_round_its_centre_with_edges_repeated(cx, cy, span):
     window, left, top = frame_window(FRAME, cx, cy, span)
     assert window.shape == (span, span, 3)
-    # Centred to within half a pixel.
-    assert abs(left + (span - 1) / 2 - cx) <= 0.5 and abs(top + (span - 1) / 2 - cy) <= 0.5
+    # Centred to within half a pixel (and a rounding error: 2.2e-16 - 3.5 is -3.5 in floating point).
+    assert abs(left + (span - 1) / 2 - cx) <= 0.5 + 1e-9 and abs(top + (span - 1) / 2 - cy) <= 0.5 + 1e-9
     # Each pixel is the frame's pixel there, or the nearest edge pixel beyond the frame.
     rows = np.clip(np.arange(top, top + span), 0, FRAME.shape[0] - 1)
     columns = np.clip(np.arange(left, left + span), 0, FRAME.shape[1] - 1)
