@@ -158,8 +158,9 @@ def test_a_reading_reports_plain_json_and_sorted_known_values():
 
 
 def test_a_problem_is_its_english_text_with_a_kind_the_tablet_can_word():
-    problem = Problem("the die at (50, 20) looks like 4 but not surely", "doubtful", value=4)
-    assert (problem.kind, problem.value) == ("doubtful", 4)
+    problem = Problem("the die at (50, 20) looks like 4 but not surely", "doubtful", value=4, where=(50, 20))
+    assert (problem.kind, problem.value, problem.where) == ("doubtful", 4, (50, 20))
+    assert Problem("glare").where is None
     assert problem == "the die at (50, 20) looks like 4 but not surely"  # the command line prints it
     assert json.loads(json.dumps([problem])) == [str(problem)]
     assert "looks like" in problem and "; ".join([problem, problem]).count("4") == 2
@@ -191,6 +192,21 @@ def test_annotate_draws_on_a_copy():
     corner = np.round(die.outline[0]).astype(int)
     window = (slice(corner[1] - 3, corner[1] + 4), slice(corner[0] - 3, corner[0] + 4))
     assert not np.array_equal(drawn[window], image[window])
+
+
+def test_annotate_marks_where_something_that_may_be_a_die_or_no_die_is():
+    """The tablet says what is wrong in words; where it is, only the picture can show."""
+    image = tray()
+    reading = Reading((), "unsure", (Problem("something at (200, 150) may be a die", "maybe_die", where=(200, 150)),
+                                     Problem("something that is no die is in the tray near (600, 400) (a hand?)",
+                                             "foreign", where=(600, 400)),
+                                     Problem("glare")))
+    drawn = vision.annotate(image, reading)
+    for x, y in ((200, 150), (600, 400)):
+        around = (slice(y - 40, y + 41), slice(x - 40, x + 41))
+        assert not np.array_equal(drawn[around], image[around]), (x, y)
+    away = (slice(500, 560), slice(100, 160))
+    assert np.array_equal(drawn[away], image[away])
 
 
 def test_annotate_refuses_what_is_not_an_image():
@@ -274,7 +290,7 @@ def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(monkeypat
     monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier(opinion))
     reading = reader.read_dice(image)
     assert reading.dice == () and reading.problems == said
-    assert all(problem.kind == "maybe_die" for problem in reading.problems)
+    assert all(problem.kind == "maybe_die" and problem.where == (400, 300) for problem in reading.problems)
 
 
 @pytest.mark.parametrize("score, value, said", [

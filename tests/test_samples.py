@@ -56,7 +56,8 @@ def test_no_picture_is_read_ok_but_wrong(scores):
 
 
 def test_a_hand_in_view_is_said_to_be_one(scores):
-    """The tablet words each problem by its kind; a hand must not come out as "a die could not be read"."""
-    hands = {name: {problem.kind for problem in reading.problems}
+    """The tablet words each problem by its kind, and the picture shows where: a hand must not come out
+    as "a die could not be read"."""
+    hands = {name: {problem.kind for problem in reading.problems if problem.where is not None}
              for name, (_, _, reading) in scores.items() if "_hand" in name}
     assert hands and all("foreign" in kinds for kinds in hands.values()), hands

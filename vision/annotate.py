@@ -1,4 +1,5 @@
-"""Draw a reading over its frame: each die's outline, value and confidence, and the status."""
+"""Draw a reading over its frame: each die's outline, value and confidence, where something may be a
+die or is no die, and the status."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ def annotate(image: np.ndarray, reading: Reading) -> np.ndarray:
         x, y = int(die.x - die.size / 2), max(top, int(22 * scale))
         x = _write(canvas, "?" if die.value is None else str(die.value), (x, y), 0.9 * scale, colour, thickness)
         _write(canvas, f" {die.confidence:.2f}", (x, y), 0.45 * scale, colour, max(1, thickness - 1))
+    # Where something may be a die, or is no die (a hand): the dice found are drawn above, but these
+    # are not dice, and the tablet's words do not say where.
+    for problem in reading.problems:
+        if problem.where is None or problem.kind not in ("maybe_die", "foreign"):
+            continue
+        centre = tuple(int(round(c)) for c in problem.where)
+        if problem.kind == "maybe_die":
+            cv2.circle(canvas, centre, int(24 * scale), _DOUBT, thickness, cv2.LINE_AA)
+            _write(canvas, "?", (centre[0] - int(8 * scale), centre[1] + int(9 * scale)), 0.9 * scale, _DOUBT,
+                   thickness)
+        else:
+            cv2.drawMarker(canvas, centre, (0, 0, 0), cv2.MARKER_TILTED_CROSS, int(48 * scale), thickness + 2)
+            cv2.drawMarker(canvas, centre, _DOUBT, cv2.MARKER_TILTED_CROSS, int(48 * scale), thickness)
     summary = f"{reading.status}: {' '.join(map(str, reading.values)) or 'no dice'}"
     banner = _SURE if reading.status == "ok" else _DOUBT
     _write(canvas, summary, (int(8 * scale), int(22 * scale)), 0.7 * scale, banner, thickness)

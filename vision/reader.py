@@ -425,7 +425,7 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
     if foreign:
         x, y = np.mean(foreign, axis=0)
         problems.append(Problem(f"something that is no die is in the tray near ({x:.0f}, {y:.0f}) (a hand?)",
-                                "foreign"))
+                                "foreign", where=(float(x), float(y))))
     for spot, (box, opinion) in zip(spots, read):
         alone = alone_from(spot)
         if opinion is not None and opinion[0] is not None and opinion[1] >= alone:
@@ -435,17 +435,19 @@ def read_dice(image: np.ndarray, use_classifier: bool = True,
         (face,) = crop_faces(frame, [box], size=FACE_PX, margin=FACE_MARGIN)
         classical = read_face(face)
         value, confidence = combine(classical, opinion, alone)
-        where = f"({spot.x:.0f}, {spot.y:.0f})"
+        where = (spot.x, spot.y)
+        said = f"({spot.x:.0f}, {spot.y:.0f})"
         if value is None and spot.score < SURE:
             surely_no_face = opinion is not None and opinion[0] is None and opinion[1] >= CLASSIFIER_ALONE
             if classical.pip_count > 0 and not surely_no_face:
-                problems.append(Problem(f"something at {where} may be a die", "maybe_die"))
+                problems.append(Problem(f"something at {said} may be a die", "maybe_die", where=where))
             # Otherwise a faint peak without a face's pips is a screw head, a crumb, a pattern.
             continue
         dice.append(Die(value, spot.x, spot.y, box[1][0], box[2], round(min(max(confidence, 0.0), 1.0), 3)))
         if value is None:
-            problems.append(Problem(f"the die at {where} could not be read", "unreadable"))
+            problems.append(Problem(f"the die at {said} could not be read", "unreadable", where=where))
         elif confidence < MIN_CONFIDENCE:
-            problems.append(Problem(f"the die at {where} looks like {value} but not surely", "doubtful", value))
+            problems.append(Problem(f"the die at {said} looks like {value} but not surely", "doubtful", value,
+                                    where))
     dice.sort(key=lambda d: (d.y, d.x))
     return Reading(tuple(dice), "unsure" if problems else "ok", tuple(problems))

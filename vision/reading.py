@@ -17,17 +17,21 @@ PROBLEM_KINDS = ("foreign", "unreadable", "doubtful", "maybe_die", "frames_disag
 class Problem(str):
     """One reason a reading is unsure. It is its English text (what the command line and the logs
     print, and what compares equal), with a `kind` (PROBLEM_KINDS) and the half-read `value` of a
-    doubtful die, so the tablet can say it in the player's language."""
+    doubtful die, so the tablet can say it in the player's language, and `where` it is in the frame
+    (x, y pixels; None for the whole frame), so the annotated picture can show it."""
 
     kind: str
     value: int | None
+    where: tuple[float, float] | None
 
-    def __new__(cls, text: str, kind: str = "other", value: int | None = None) -> Problem:
+    def __new__(cls, text: str, kind: str = "other", value: int | None = None,
+                where: tuple[float, float] | None = None) -> Problem:
         if kind not in PROBLEM_KINDS:
             raise ValueError(f"problem kind must be one of {PROBLEM_KINDS}, got {kind!r}")
         problem = super().__new__(cls, text)
         problem.kind = kind
         problem.value = value
+        problem.where = where
         return problem
 
 
