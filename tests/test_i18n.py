@@ -26,6 +26,19 @@ def test_english_names_every_category():
     assert all(f"cat.{category}" in english for category in CATEGORIES)
 
 
+def test_every_note_the_table_sends_has_words():
+    """The camera's notes are worded by the page from "note.<code>"; a code without words would show
+    as the key itself. (Every language has every English key: the test above.)"""
+    from vision.reading import PROBLEM_KINDS
+
+    service = Path(__file__).resolve().parents[1] / "webui" / "service.py"
+    sent = {kind for kind in PROBLEM_KINDS if kind != "other"}  # "other" carries its own text
+    sent |= set(re.findall(r'"code": "(\w+)"', service.read_text()))
+    assert len(sent) >= 11
+    english = load_catalog(REFERENCE_LANGUAGE)
+    assert sorted(code for code in sent if f"note.{code}" not in english) == []
+
+
 def _rules_names() -> dict[str, dict[str, str]]:
     """The 'Names in the seed languages' table of RULES.md: {language: {category: name}}."""
     if not RULES.exists():
