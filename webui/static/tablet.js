@@ -780,20 +780,28 @@ function cameraText(camera) {
   return camera.notes.map((note) => (note.code === "other" ? note.text : t("note." + note.code, note))).join(" · ");
 }
 
+// Which throw a picture is of: the still is fetched once per reading, not once per state change.
+function readingKey(camera) {
+  return JSON.stringify(camera.reading);
+}
+
+function stillUrl() {
+  return "/api/camera/still.jpg?v=" + (page.state ? page.state.version : 0);
+}
+
 // A throw read while the last one's picture is shown: show the new one, as its words already are.
 function followTheThrow() {
   const showingStill = $("camera-show-still").getAttribute("aria-pressed") === "true";
-  if (showingStill && JSON.stringify(page.state.camera.reading) !== page.stillReading) showCameraPicture(false);
+  if (showingStill && readingKey(page.state.camera) !== page.stillReading) showCameraPicture(false);
 }
 
 // The camera's last throw, small beside the dice, while it is the roll shown or what the camera's
-// message is about: a glance shows every die found and read (a tap shows it large). Fetched once
-// per reading.
+// message is about: a glance shows every die found and read (a tap shows it large).
 function renderCameraThumb(game, camera) {
   const thumb = $("camera-thumb");
   const isTheRoll = camera.reading_counted && game.dice && game.dice_source !== "manual";
   const isTalkedAbout = camera.status === "unsure" || (camera.notes && camera.notes.length > 0);
-  const reading = camera.reading && (isTheRoll || isTalkedAbout) ? JSON.stringify(camera.reading) : null;
+  const reading = camera.reading && (isTheRoll || isTalkedAbout) ? readingKey(camera) : null;
   if (reading === page.thumbReading) return;
   page.thumbReading = reading;
   thumb.hidden = true;
@@ -802,7 +810,7 @@ function renderCameraThumb(game, camera) {
     return;
   }
   thumb.onload = () => (thumb.hidden = false);
-  thumb.src = "/api/camera/still.jpg?v=" + page.state.version;
+  thumb.src = stillUrl();
 }
 
 // The live view is an MJPEG stream: it holds a connection until the picture is let go.
@@ -815,8 +823,8 @@ function showCameraPicture(live) {
   none.hidden = true;
   still.onload = () => (still.hidden = false);
   still.onerror = () => (none.hidden = false);
-  still.src = live ? "/api/camera.mjpg" : "/api/camera/still.jpg?v=" + (page.state ? page.state.version : 0);
-  page.stillReading = live ? null : JSON.stringify(page.state ? page.state.camera.reading : null);
+  still.src = live ? "/api/camera.mjpg" : stillUrl();
+  page.stillReading = live || !page.state ? null : readingKey(page.state.camera);
 }
 
 // End of game and history -------------------------------------------------------------------------
