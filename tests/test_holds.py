@@ -1,0 +1,220 @@
+"""Kept dice: holds, a throw of some of the dice made into a roll of five, and kept dice told apart
+from thrown ones either by the holds or by where the dice lie."""
+
+from collections import Counter
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scorer.advisor import Advisor
+from scorer.holds import (
+    HoldError,
+    KeptChoice,
+    check_held,
+    compose_roll,
+    kept_choices,
+    match_places,
+    same_scene,
+    tray_throw,
+    validate_positions,
+    validate_thrown,
+)
+
+faces = st.integers(1, 6)
+rolls = st.lists(faces, min_size=5, max_size=5).map(tuple)
+position_sets = st.sets(st.integers(0, 4)).map(lambda s: tuple(sorted(s)))
+
+
+@dataclass(frozen=True)
+class Seen:
+    value: int | None
+    x: float
+    y: float
+    size: float = 40.0
+
+
+# --- holds and composing a roll --------------------------------------------------------------------
+
+
+def test_positions_are_distinct_whole_numbers_from_0_to_4():
+    assert validate_positions([3, 0]) == (0, 3)
+    assert validate_positions([]) == ()
+    for wrong, message in (([5], "0 to 4"), ([-1], "0 to 4"), ([True], "0 to 4"), ([1.0], "0 to 4"),
+                           ([2, 2], "given twice"), ("02", "a list"), (None, "a list"), ({0: 1}, "a list")):
+        with pytest.raises(HoldError, match=message):
+            validate_positions(wrong)
+
+
+def test_a_throw_is_of_one_to_five_valid_dice():
+    assert validate_thrown([6, 1]) == (6, 1)
+    for wrong, message in (([], "1 to 5 dice"), ([1] * 6, "1 to 5 dice"), ([7], "from 1 to 6"),
+                           ([2, "3"], "whole number"), ("12", "a list"), (3, "a list")):
+        with pytest.raises(HoldError, match=message):
+            validate_thrown(wrong)
+
+
+def test_the_seeds_turn_with_held_dice():
+    # Ana rolls 1-2-2-4-6, keeps the 2s and rolls 4-4-6; then keeps the 4s and rolls 1-4-4.
+    second = compose_roll((1, 2, 2, 4, 6), (1, 2), (4, 4, 6))
+    assert second == (4, 2, 2, 4, 6)
+    third = compose_roll(second, (0, 3), (1, 4, 4))
+    assert third == (4, 1, 4, 4, 4) and sorted(third) == [1, 4, 4, 4, 4]
+
+
+@given(rolls, position_sets, st.data())
+def test_held_dice_keep_their_places_and_the_thrown_fill_the_rest_in_order(previous, held, data):
+    thrown = data.draw(st.lists(faces, min_size=5 - len(held), max_size=5 - len(held)))
+    roll = compose_roll(previous, held, thrown)
+    assert all(roll[p] == previous[p] for p in held)
+    assert [roll[p] for p in range(5) if p not in held] == thrown
+    check_held(previous, held, roll)
+
+
+@given(rolls, position_sets, st.integers(0, 5))
+def test_thrown_dice_that_do_not_fit_the_holds_are_refused(previous, held, count):
+    if count == 5 - len(held):
+        return
+    with pytest.raises(HoldError, match=f"{len(held)} di(e|ce) held, so {5 - len(held)} must be thrown"):
+        compose_roll(previous, held, [1] * count)
+
+
+def test_a_roll_record_whose_held_dice_changed_is_refused():
+    check_held((1, 2, 3, 4, 5), (0, 1), (1, 2, 6, 6, 6))
+    with pytest.raises(HoldError, match="die 1 showed 2, not 5"):
+        check_held((1, 2, 3, 4, 5), (0, 1), (1, 5, 6, 6, 6))
+    with pytest.raises(HoldError, match="first throw is all five"):
+        check_held(None, (0,), (1, 2, 3, 4, 5))
+    check_held(None, (), (1, 2, 3, 4, 5))
+
+
+# --- kept dice left the tray: which were kept? --------------------------------------------------------
+
+
+@given(rolls, st.integers(1, 4), st.data())
+def test_the_roll_actually_made_is_always_among_the_choices(previous, thrown_count, data):
+    kept = data.draw(st.sets(st.integers(0, 4), min_size=5 - thrown_count, max_size=5 - thrown_count))
+    thrown = data.draw(st.lists(faces, min_size=thrown_count, max_size=thrown_count))
+    truth = compose_roll(previous, tuple(kept), thrown)
+    choices = kept_choices(previous, thrown)
+    assert sorted(truth) in [sorted(choice.dice) for choice in choices]
+    kept_values = [tuple(sorted(previous[p] for p in choice.held)) for choice in choices]
+    assert len(set(kept_values)) == len(kept_values), "each set of kept values is offered once"
+    for choice in choices:
+        assert len(choice.held) == 5 - thrown_count
+        assert choice.dice == compose_roll(previous, choice.held, thrown)
+
+
+@given(rolls, st.integers(1, 4), st.data())
+def test_holds_of_the_right_number_say_which_were_kept(previous, thrown_count, data):
+    held = tuple(sorted(data.draw(st.sets(st.integers(0, 4), min_size=5 - thrown_count,
+                                          max_size=5 - thrown_count))))
+    thrown = data.draw(st.lists(faces, min_size=thrown_count, max_size=thrown_count))
+    assert kept_choices(previous, thrown, held) == (KeptChoice(held, compose_roll(previous, held, thrown)),)
+
+
+def test_when_every_way_of_keeping_gives_the_same_roll_there_is_one_choice():
+    assert kept_choices((3, 3, 3, 3, 3), (6, 1)) == (KeptChoice((0, 1, 2), (3, 3, 3, 6, 1)),)
+    assert kept_choices((1, 2, 3, 4, 5), (2, 2, 2, 2, 2)) == (KeptChoice((), (2, 2, 2, 2, 2)),)
+
+
+def test_the_advisors_keep_of_the_right_size_comes_first_then_the_fewest_taps_from_the_holds():
+    previous = (1, 2, 2, 4, 6)
+    ranked = [(6,), (2, 2), (1, 2, 2), (4, 6), (2, 4), (2, 6), (1, 2)]
+    choices = kept_choices(previous, (4, 4, 6), ranked_keeps=ranked)
+    assert choices[0] == KeptChoice((1, 2), (4, 2, 2, 4, 6), advised=True)
+    assert [sorted(previous[p] for p in c.held) for c in choices[1:4]] == [[4, 6], [2, 4], [2, 6]]
+    assert sum(c.advised for c in choices) == 1 and len(choices) == 7
+    # holding the 4 (position 3) before throwing three: the keeps with the 4 come straight after
+    held_four = kept_choices(previous, (4, 4, 6), holds=(3,), ranked_keeps=ranked)
+    assert held_four[0].advised and held_four[0].held == (1, 2)
+    assert all(3 in c.held for c in held_four[1:4]) and 3 not in held_four[4].held
+
+
+def test_with_the_real_advisor_the_seeds_keep_of_the_twos_is_offered_first():
+    previous = (1, 2, 2, 4, 6)
+    advice = Advisor.build().advise([], previous, 1)
+    keeps = [keep for keep, _ in advice.keeps]
+    choices = kept_choices(previous, (4, 4, 6), ranked_keeps=keeps)
+    best_pair = next(keep for keep in keeps if len(keep) == 2)
+    assert choices[0].advised and sorted(previous[p] for p in choices[0].held) == list(best_pair)
+    assert sorted(choices[0].dice) == sorted((*best_pair, 4, 4, 6))
+
+
+# --- kept dice stayed in the tray: which lay still? ----------------------------------------------------
+
+# Dice lie on the cells of a grid two die sizes apart, so no two touch and a die moved to another
+# cell is never within half its size of where it was.
+CELLS = [(60.0 + 80 * col, 60.0 + 80 * row) for row in range(4) for col in range(6)]
+
+
+def placed(values, cells, jitter=0.0):
+    return [Seen(v, CELLS[c][0] + jitter, CELLS[c][1] - jitter) for v, c in zip(values, cells)]
+
+
+@given(rolls, st.data())
+def test_dice_left_where_they_lay_are_kept_and_the_others_thrown(previous, data):
+    cells = data.draw(st.permutations(range(len(CELLS)))).copy()
+    before_cells, free = cells[:5], cells[5:]
+    stayed = data.draw(st.sets(st.integers(0, 4), max_size=4))
+    thrown_values = data.draw(st.lists(faces, min_size=5 - len(stayed), max_size=5 - len(stayed)))
+    jitter = data.draw(st.floats(-9.0, 9.0))
+    places = dict(enumerate(placed(previous, before_cells)))
+    seen = [*placed([previous[p] for p in sorted(stayed)], [before_cells[p] for p in sorted(stayed)], jitter),
+            *placed(thrown_values, free)]
+    order = data.draw(st.permutations(range(5)))
+    seen = [seen[i] for i in order]
+    throw = tray_throw(previous, places, seen)
+    assert throw.unmoved == tuple(sorted(stayed)) and not throw.bumped
+    assert Counter(throw.thrown) == Counter(thrown_values)
+    (choice,) = throw.choices(previous)
+    assert choice.held == tuple(sorted(stayed)) and Counter(choice.dice) == Counter(d.value for d in seen)
+
+
+def test_a_kept_die_showing_another_face_is_offered_both_ways_put_back_first():
+    previous = (5, 5, 5, 2, 1)
+    places = dict(enumerate(placed(previous, [0, 1, 2, 3, 4])))
+    seen = [*placed([5, 5, 3], [0, 1, 2], jitter=4.0), *placed([6, 6], [10, 11])]
+    throw = tray_throw(previous, places, seen)
+    assert throw.unmoved == (0, 1) and throw.bumped == {2: 3} and throw.thrown == (6, 6)
+    put_back, as_they_lie = throw.choices(previous)
+    assert put_back == KeptChoice((0, 1, 2), (5, 5, 5, 6, 6))
+    assert as_they_lie == KeptChoice((0, 1), (5, 5, 3, 6, 6))
+
+
+def test_dice_with_no_place_count_as_thrown():
+    previous = (2, 2, 4, 4, 6)
+    places = dict(enumerate(placed([4, 4, 6], [0, 1, 2]), start=2))  # dice 0 and 1 were entered by hand
+    seen = placed([4, 4, 2, 2, 1], [0, 1, 7, 8, 9])
+    throw = tray_throw(previous, places, seen)
+    assert throw.unmoved == (2, 3) and throw.thrown == (2, 2, 1)
+    assert throw.choices(previous) == (KeptChoice((2, 3), (2, 2, 4, 4, 1)),)
+
+
+def test_telling_kept_dice_by_place_takes_five_dice_read():
+    with pytest.raises(HoldError, match="five dice read"):
+        tray_throw((1, 2, 3, 4, 5), {}, placed([1, 2, 3, 4], [0, 1, 2, 3]))
+    with pytest.raises(HoldError, match="five dice read"):
+        tray_throw((1, 2, 3, 4, 5), {}, [*placed([1, 2, 3, 4], [0, 1, 2, 3]), Seen(None, 500, 300)])
+
+
+@given(st.lists(st.tuples(faces, st.integers(0, len(CELLS) - 1)), min_size=1, max_size=6,
+                unique_by=lambda d: d[1]), st.floats(-19.0, 19.0), st.data())
+def test_the_same_dice_in_the_same_places_are_the_same_scene_in_any_order(dice, jitter, data):
+    before = [Seen(v, CELLS[c][0], CELLS[c][1]) for v, c in dice]
+    after = [Seen(v, CELLS[c][0] + jitter, CELLS[c][1] + jitter) for v, c in dice]
+    shuffled = data.draw(st.permutations(after))
+    assert same_scene(before, shuffled)
+    assert match_places(before, shuffled) == {j: after.index(die) for j, die in enumerate(shuffled)}
+    turned = [Seen(die.value % 6 + 1, die.x, die.y) if j == 0 else die for j, die in enumerate(shuffled)]
+    assert not same_scene(before, turned)
+    assert not same_scene(before, shuffled[1:])
+    moved = [Seen(die.value, die.x + 41.0, die.y) if j == 0 else die for j, die in enumerate(shuffled)]
+    assert not same_scene(before, moved)
+
+
+def test_a_die_between_two_places_goes_to_the_nearer():
+    before = [Seen(3, 100, 100), Seen(3, 130, 100)]
+    assert match_places(before, [Seen(3, 122, 100)]) == {0: 1}
+    assert match_places(before, [Seen(3, 122, 100), Seen(3, 112, 100)]) == {0: 1, 1: 0}
