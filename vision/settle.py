@@ -135,11 +135,14 @@ class SettleDetector:
         x = reference.ravel()[::5]
         y = current.ravel()[::5]
         gain, offset = _line_through(x, y)
-        # refit without what moved: it stands out of the first fit, made while it still counted
-        residual = y - (gain * x + offset)
-        away = np.abs(residual - _quantile(residual, 0.5))
-        still = away <= 3 * 1.4826 * _quantile(away, 0.5) + 0.5
-        gain, offset = _line_through(x[still], y[still])
+        # refit without what moved: it stands out of the first fit, made while it still counted. A
+        # second refit: when many dice moved (all five taken away, three thrown elsewhere), the first
+        # fit is far enough off to keep bright dice as still and leave a gain error at the tray's edge.
+        for _refit in range(2):
+            residual = y - (gain * x + offset)
+            away = np.abs(residual - _quantile(residual, 0.5))
+            still = away <= 3 * 1.4826 * _quantile(away, 0.5) + 0.5
+            gain, offset = _line_through(x[still], y[still])
         return current - (gain * reference + offset)
 
     def _learn_noise(self, step: np.ndarray) -> None:
