@@ -164,7 +164,8 @@ def test_bad_input_is_refused_with_a_reason():
         SettleDetector(still_seconds=-1)
 
 
-@pytest.mark.parametrize("name", ["single_throw", "two_throws", "hand_in_tray", "noisy_throw"])
+@pytest.mark.parametrize("name", ["single_throw", "two_throws", "hand_in_tray", "noisy_throw", "kept_aside",
+                                  "kept_in_tray"])
 def test_each_generated_sequence_is_reported_once_per_resting_scene(name):
     folder = SEQUENCES / name
     if not folder.is_dir():

@@ -799,6 +799,7 @@ def sequence_scenes(name: str, seed: int) -> tuple[list[Scene], dict]:
     frames: list[tuple[tuple[DieSpec, ...], tuple | None]] = []
     rest_starts: list[int] = []
     hand: list[tuple[int, int]] = []
+    turn: dict[str, list[list[int]]] = {}
 
     def throw(dice: list[DieSpec], moving: set[int], frames_in_motion: int) -> None:
         for k in range(frames_in_motion):
@@ -837,6 +838,30 @@ def sequence_scenes(name: str, seed: int) -> tuple[list[Scene], dict]:
             rerolled[i] = replace(rerolled[i], x=x, y=y)
         throw(rerolled, again, 6)
         hold(rerolled, 8)
+    elif name in ("kept_aside", "kept_in_tray"):
+        # A whole turn of three throws. The second keeps dice 3 and 4 and throws 0, 1 and 2; the
+        # third throws die 3 again (kept before) with die 2. Kept dice are set aside out of view,
+        # or left lying where they are in the tray.
+        aside = name == "kept_aside"
+        hold([], 1)
+        throw(rest, set(range(len(rest))), 8)
+        hold(rest, 8)
+        dice = list(rest)
+        # what the turn holds after each throw: the dice kept from the roll before, and all five
+        turn = {"kept_at_rest": [[]], "rolls_at_rest": [sorted(d.value for d in rest)]}
+        for again in ({0, 1, 2}, {2, 3}):
+            dice = [replace(d, value=int(rng.integers(1, 7)), yaw=float(rng.uniform(0, 360))) if i in again else d
+                    for i, d in enumerate(dice)]
+            taken = [(d.x, d.y) for d in dice]
+            spots = place_dice(rng, 12, base.tray_size, rest[0].size, touching=0.0)
+            free = [p for p in spots if all(math.hypot(p[0] - x, p[1] - y) > rest[0].size * 1.5 for x, y in taken)]
+            for i, (x, y, _yaw) in zip(sorted(again), free[:len(again)], strict=True):
+                dice[i] = replace(dice[i], x=x, y=y)
+            shown = [i for i in range(len(dice)) if i in again or not aside]
+            throw([dice[i] for i in shown], {j for j, i in enumerate(shown) if i in again}, 6)
+            hold([dice[i] for i in shown], 8)
+            turn["kept_at_rest"].append(sorted(d.value for i, d in enumerate(dice) if i not in again))
+            turn["rolls_at_rest"].append(sorted(d.value for d in dice))
     elif name == "hand_in_tray":
         rest_starts.append(0)
         hold(rest, 5)
@@ -852,11 +877,12 @@ def sequence_scenes(name: str, seed: int) -> tuple[list[Scene], dict]:
         "rest_starts": [times[i] for i in rest_starts],
         "hand": [[times[a], times[b - 1]] for a, b in hand],
         "values_at_rest": [sorted(d.top_value() for d in frames[i][0]) for i in rest_starts],
+        **turn,
     }
     return scenes, description
 
 
-SEQUENCES = ("single_throw", "two_throws", "hand_in_tray", "noisy_throw")
+SEQUENCES = ("single_throw", "two_throws", "hand_in_tray", "noisy_throw", "kept_aside", "kept_in_tray")
 
 
 def write_sequences(out: Path, first_seed: int = 500, quality: int = 65) -> list[str]:
