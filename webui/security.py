@@ -120,7 +120,7 @@ class PinGuard:
         self._guesses: dict[str, _Guesses] = {}
         self._lock = threading.Lock()
 
-    def check(self, given: str | None, client: str = "") -> None:
+    def check(self, given: str | None, client: str) -> None:
         """Refused unless `given` is the PIN; `client` is the request's address."""
         if self.pin is None:
             return
