@@ -12,7 +12,7 @@ Everything here is pure: dice values and die places in, possible rolls out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Protocol
 
@@ -78,11 +78,14 @@ def check_held(previous: Sequence[int] | None, held: Sequence[int], dice: Sequen
 @dataclass(frozen=True)
 class KeptChoice:
     """One roll the player may have meant: the positions of the last roll kept, and the five dice.
-    Holding all five means nothing was thrown."""
+    Holding all five means nothing was thrown. `lying`: for each position, the index among the dice
+    seen of the die that lies there now (None for a die set aside, or with no camera), so the next
+    throw can be told apart from this one by where the dice lie."""
 
     held: tuple[int, ...]
     dice: tuple[int, ...]
     advised: bool = False
+    lying: tuple[int | None, ...] = field(default=(), compare=False)
 
     @property
     def thrown(self) -> tuple[int, ...]:
@@ -90,6 +93,16 @@ class KeptChoice:
 
     def to_dict(self) -> dict[str, object]:
         return {"held": list(self.held), "dice": list(self.dice), "advised": self.advised}
+
+    @property
+    def nothing_thrown(self) -> bool:
+        return len(self.held) == DICE_PER_ROLL
+
+
+def _thrown_lying(held: Sequence[int]) -> tuple[int | None, ...]:
+    """The dice seen fill the positions not held, in order; the held ones lie out of view."""
+    fresh = iter(range(DICE_PER_ROLL))
+    return tuple(None if p in held else next(fresh) for p in POSITIONS)
 
 
 def _positions_keeping(values: tuple[int, ...], previous: Sequence[int], holds: Sequence[int]) -> tuple[int, ...]:
@@ -118,9 +131,9 @@ def kept_choices(previous: Sequence[int], thrown: Sequence[int], holds: Sequence
     holds = validate_positions(holds)
     kept_count = DICE_PER_ROLL - len(thrown)
     if kept_count == 0:
-        return (KeptChoice((), thrown),)
+        return (KeptChoice((), thrown, lying=_thrown_lying(())),)
     if len(holds) == kept_count:
-        return (KeptChoice(holds, compose_roll(previous, holds, thrown)),)
+        return (KeptChoice(holds, compose_roll(previous, holds, thrown), lying=_thrown_lying(holds)),)
     keeps = {tuple(sorted(previous[p] for p in chosen)) for chosen in combinations(POSITIONS, kept_count)}
     rank = {tuple(sorted(keep)): i for i, keep in reversed(list(enumerate(ranked_keeps)))}
     advised = min(keeps, key=lambda keep: rank.get(keep, len(rank))) if keeps & rank.keys() else None
@@ -133,7 +146,8 @@ def kept_choices(previous: Sequence[int], thrown: Sequence[int], holds: Sequence
     choices = []
     for keep in sorted(keeps, key=likelihood):
         held = _positions_keeping(keep, previous, holds)
-        choices.append(KeptChoice(held, compose_roll(previous, held, thrown), advised=keep == advised))
+        choices.append(KeptChoice(held, compose_roll(previous, held, thrown), advised=keep == advised,
+                                  lying=_thrown_lying(held)))
     return tuple(choices)
 
 
@@ -187,11 +201,13 @@ class TrayThrow:
 
     unmoved: positions whose die lies where it lay, showing what it showed. bumped: positions whose
     die lies where it lay but shows another face (knocked by a thrown die, or misread), with the face
-    it shows now. thrown: the values of the other dice, in the order they are to be placed."""
+    it shows now. thrown: the values of the other dice, in the order they are to be placed. lying:
+    for each position, the index among the dice seen of the die lying there now."""
 
     unmoved: tuple[int, ...]
     bumped: dict[int, int]
     thrown: tuple[int, ...]
+    lying: tuple[int, ...] = ()
 
     def choices(self, previous: Sequence[int]) -> tuple[KeptChoice, ...]:
         """The rolls this throw can make: one when no kept die changed its face; otherwise first
@@ -202,10 +218,10 @@ class TrayThrow:
             previous[p] if p in self.unmoved else self.bumped[p] if p in self.bumped else next(fresh)
             for p in POSITIONS)
         if not self.bumped:
-            return (KeptChoice(self.unmoved, as_they_lie),)
+            return (KeptChoice(self.unmoved, as_they_lie, lying=self.lying),)
         put_back = tuple(sorted((*self.unmoved, *self.bumped)))
-        return (KeptChoice(put_back, compose_roll(previous, put_back, self.thrown)),
-                KeptChoice(self.unmoved, as_they_lie))
+        return (KeptChoice(put_back, compose_roll(previous, put_back, self.thrown), lying=self.lying),
+                KeptChoice(self.unmoved, as_they_lie, lying=self.lying))
 
 
 def tray_throw(previous: Sequence[int], places: Mapping[int, Placed], seen: Sequence[Placed]) -> TrayThrow:
@@ -219,10 +235,32 @@ def tray_throw(previous: Sequence[int], places: Mapping[int, Placed], seen: Sequ
     positions = list(places)
     matched = match_places([places[p] for p in positions], seen)
     unmoved, bumped = [], {}
+    lying: dict[int, int] = {}
     for j, i in matched.items():
+        lying[positions[i]] = j
         if values[j] == previous[positions[i]]:
             unmoved.append(positions[i])
         else:
             bumped[positions[i]] = values[j]
-    thrown = tuple(value for j, value in enumerate(values) if j not in matched)
-    return TrayThrow(tuple(sorted(unmoved)), bumped, thrown)
+    fresh = iter(j for j in range(DICE_PER_ROLL) if j not in matched)
+    thrown_at = {p: next(fresh) for p in POSITIONS if p not in lying}
+    thrown = tuple(values[j] for _, j in sorted(thrown_at.items()))
+    lying.update(thrown_at)
+    return TrayThrow(tuple(sorted(unmoved)), bumped, thrown, tuple(lying[p] for p in POSITIONS))
+
+
+def throw_choices(previous: Sequence[int] | None, holds: Sequence[int], places: Mapping[int, Placed],
+                  seen: Sequence[Placed], ranked_keeps: Sequence[Sequence[int]] = ()) -> tuple[KeptChoice, ...]:
+    """The rolls a throw the camera saw can make: `seen` are the dice in the tray (in the order new
+    dice are to be placed), `previous` the turn's roll so far (None before its first throw), `holds`
+    its held positions and `places` where its dice lay (by position). Five dice are told apart by
+    where they lie; fewer complete the roll with the dice kept aside. HoldError when the throw can
+    make no roll: a turn's first throw of fewer than five dice."""
+    if previous is None:
+        if len(seen) != DICE_PER_ROLL:
+            raise HoldError(f"a turn's first throw is all five dice; {len(seen)} seen")
+        values = validate_dice([die.value for die in seen])
+        return (KeptChoice((), values, lying=_thrown_lying(())),)
+    if len(seen) == DICE_PER_ROLL:
+        return tray_throw(previous, places, seen).choices(previous)
+    return kept_choices(previous, validate_thrown([die.value for die in seen]), holds, ranked_keeps)

@@ -17,6 +17,7 @@ from scorer.holds import (
     kept_choices,
     match_places,
     same_scene,
+    throw_choices,
     tray_throw,
     validate_positions,
     validate_thrown,
@@ -104,6 +105,9 @@ def test_the_roll_actually_made_is_always_among_the_choices(previous, thrown_cou
     for choice in choices:
         assert len(choice.held) == 5 - thrown_count
         assert choice.dice == compose_roll(previous, choice.held, thrown)
+        # the thrown dice lie in the tray in the order seen; the kept ones are out of view
+        assert [choice.lying[p] for p in choice.held] == [None] * len(choice.held)
+        assert [choice.lying[p] for p in choice.thrown] == list(range(thrown_count))
 
 
 @given(rolls, st.integers(1, 4), st.data())
@@ -170,6 +174,10 @@ def test_dice_left_where_they_lay_are_kept_and_the_others_thrown(previous, data)
     assert Counter(throw.thrown) == Counter(thrown_values)
     (choice,) = throw.choices(previous)
     assert choice.held == tuple(sorted(stayed)) and Counter(choice.dice) == Counter(d.value for d in seen)
+    assert sorted(choice.lying) == [0, 1, 2, 3, 4]
+    assert [seen[j].value for j in choice.lying] == list(choice.dice)
+    assert all(seen[choice.lying[p]] == places[p] or seen[choice.lying[p]].x == places[p].x + jitter
+               for p in stayed)
 
 
 def test_a_kept_die_showing_another_face_is_offered_both_ways_put_back_first():
@@ -181,6 +189,7 @@ def test_a_kept_die_showing_another_face_is_offered_both_ways_put_back_first():
     put_back, as_they_lie = throw.choices(previous)
     assert put_back == KeptChoice((0, 1, 2), (5, 5, 5, 6, 6))
     assert as_they_lie == KeptChoice((0, 1), (5, 5, 3, 6, 6))
+    assert put_back.lying == as_they_lie.lying == (0, 1, 2, 3, 4)
 
 
 def test_dice_with_no_place_count_as_thrown():
@@ -190,6 +199,25 @@ def test_dice_with_no_place_count_as_thrown():
     throw = tray_throw(previous, places, seen)
     assert throw.unmoved == (2, 3) and throw.thrown == (2, 2, 1)
     assert throw.choices(previous) == (KeptChoice((2, 3), (2, 2, 4, 4, 1)),)
+
+
+def test_a_turns_first_throw_is_five_dice_in_the_order_seen():
+    seen = placed([6, 1, 3, 3, 2], [4, 0, 9, 2, 7])
+    assert throw_choices(None, (), {}, seen) == (KeptChoice((), (6, 1, 3, 3, 2)),)
+    for count in range(1, 5):
+        with pytest.raises(HoldError, match=f"first throw is all five dice; {count} seen"):
+            throw_choices(None, (), {}, seen[:count])
+
+
+def test_a_throw_of_five_is_told_by_place_and_fewer_by_the_holds():
+    previous = (2, 2, 4, 4, 6)
+    places = dict(enumerate(placed(previous, [0, 1, 2, 3, 4])))
+    in_tray = throw_choices(previous, (), places, [*placed([2, 2], [0, 1]), *placed([5, 5, 5], [9, 10, 11])])
+    assert in_tray == (KeptChoice((0, 1), (2, 2, 5, 5, 5)),)
+    aside = throw_choices(previous, (0, 1), places, placed([5, 5, 5], [9, 10, 11]))
+    assert aside == (KeptChoice((0, 1), (2, 2, 5, 5, 5)),) and aside[0].lying == (None, None, 0, 1, 2)
+    nothing_moved = throw_choices(previous, (), places, placed(previous, [0, 1, 2, 3, 4]))
+    assert nothing_moved[0].nothing_thrown and nothing_moved[0].dice == previous
 
 
 def test_telling_kept_dice_by_place_takes_five_dice_read():
