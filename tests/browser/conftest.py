@@ -135,3 +135,16 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+MEASUREMENTS = SCREENSHOTS.parent / "measurements.json"
+
+
+def record_measurement(name: str, figures: dict) -> None:
+    """Keeps a figure the browser tests measured (taps, lost taps, redraw time) for the closing note
+    and CI's artifacts: artifacts/measurements.json, one entry per measurement, the last run's."""
+    MEASUREMENTS.parent.mkdir(parents=True, exist_ok=True)
+    known = json.loads(MEASUREMENTS.read_text()) if MEASUREMENTS.exists() else {}
+    known[name] = figures
+    MEASUREMENTS.write_text(json.dumps(known, indent=2, sort_keys=True) + "\n")
+    print(f"{name}: {figures}")

@@ -86,9 +86,9 @@ function setLanguage(language) {
 }
 
 function translateStatic() {
-  document.documentElement.lang = locale();
-  document.title = t("app_title");
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  setAttr(document.documentElement, "lang", locale());
+  if (document.title !== t("app_title")) document.title = t("app_title");
+  for (const node of document.querySelectorAll("[data-i18n]")) setText(node, t(node.dataset.i18n));
 }
 
 // --- DOM helpers ---------------------------------------------------------------------------------
@@ -107,6 +107,28 @@ function el(tag, props = {}, children = []) {
     if (child !== null && child !== undefined) node.append(child);
   }
   return node;
+}
+
+// A state arrives about once a second while the camera reports. Redrawing touches only what changed:
+// a button replaced while a finger (or mouse button) is down on it never receives the tap.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setAttr(node, name, value) {
+  if (value === null || value === undefined) node.removeAttribute(name);
+  else if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+
+function setClass(node, className) {
+  if (node.getAttribute("class") !== className) node.setAttribute("class", className);
+}
+
+// Rebuilds `node`'s children from `build()` only when `key` (what they are drawn from) changed.
+function fill(node, key, build) {
+  if (node.drawnFrom === key) return;
+  node.drawnFrom = key;
+  node.replaceChildren(...[].concat(build()).filter((child) => child !== null && child !== undefined));
 }
 
 const PIP_LAYOUTS = {
@@ -354,11 +376,11 @@ function renderTopbar(screen) {
   const camera = page.state ? page.state.camera : null;
   const status = camera ? camera.status : "off";
   const pill = $("camera-pill");
-  pill.dataset.status = status;
-  $("camera-pill-text").textContent = t("cam." + status);
-  pill.setAttribute("aria-label", t("camera_view") + ": " + t("cam." + status));
+  setAttr(pill, "data-status", status);
+  setText($("camera-pill-text"), t("cam." + status));
+  setAttr(pill, "aria-label", t("camera_view") + ": " + t("cam." + status));
   const badge = $("connection");
-  if (!badge.hidden) badge.textContent = page.connected ? t("conn_back") : t("conn_lost");
+  if (!badge.hidden) setText(badge, page.connected ? t("conn_back") : t("conn_lost"));
 }
 
 // Start screen -------------------------------------------------------------------------------------
@@ -385,8 +407,8 @@ function renderStart() {
   const game = currentGame();
   $("back-to-game").hidden = !game;
 
-  $("language-list").replaceChildren(
-    ...CONFIG.languages.map((language) =>
+  fill($("language-list"), page.language, () =>
+    CONFIG.languages.map((language) =>
       el("button", {
         type: "button",
         class: "button",
@@ -402,7 +424,7 @@ function renderStart() {
   const currentId = game ? game.id : null;
   const unfinished = page.pastGames.filter((past) => !past.is_over && past.id !== currentId);
   $("unfinished").hidden = unfinished.length === 0;
-  $("unfinished-list").replaceChildren(...unfinished.map((past) => gameListItem(past, true)));
+  fill($("unfinished-list"), JSON.stringify([unfinished, page.language]), () => unfinished.map((past) => gameListItem(past, true)));
 }
 
 function renderPlayerList() {
@@ -510,8 +532,8 @@ async function resumeGame(id) {
 // Game screen --------------------------------------------------------------------------------------
 
 function renderStandings(game) {
-  $("standings").replaceChildren(
-    ...game.players.map((name, index) =>
+  fill($("standings"), JSON.stringify([game.players, game.totals, game.current_player]), () =>
+    game.players.map((name, index) =>
       el("li", { class: "standing" + (index === game.current_player ? " current" : "") }, [
         el("span", { text: name }),
         el("span", { class: "standing-total", text: String(game.totals[index]) }),
@@ -526,42 +548,49 @@ function renderGame() {
   renderStandings(game);
   renderCameraThumb(game, camera);
   $("camera-button").hidden = camera.status === "off";
-  $("turn-title").textContent = t("turn_of", { name: game.current_player_name });
-  $("turn-number").textContent = t("turn_n", { turn: game.turn, total: game.turns_per_player });
+  setText($("turn-title"), t("turn_of", { name: game.current_player_name }));
+  setText($("turn-number"), t("turn_n", { turn: game.turn, total: game.turns_per_player }));
   const maxRolls = game.roll_number + game.rolls_left;
   let rollText = game.roll_number === 0 ? t("roll_none") : t("roll_n", { n: game.roll_number, max: maxRolls });
   if (game.roll_number > 0 && game.rolls_left === 0) rollText += " · " + t("rolls_used");
-  $("roll-line").textContent = rollText;
+  setText($("roll-line"), rollText);
 
   const advice = game.advice;
   const keeping = advice && advice.best_keep && game.rolls_left > 0 && game.dice && advice.best_keep.length < 5;
   const kept = new Set(keeping ? advice.best_keep_positions : []);
   const confidence = game.dice_source === "camera" ? game.dice_confidence : null;
-  $("dice").replaceChildren(
-    ...[0, 1, 2, 3, 4].map((index) => {
-      const value = game.dice ? game.dice[index] : null;
-      const doubtful = confidence && confidence[index] < DOUBTFUL_CONFIDENCE;
-      const classes = ["die"];
-      if (kept.has(index)) classes.push("keep");
-      if (doubtful) classes.push("doubtful");
-      if (value === null) classes.push("empty");
-      return el("button", {
-        type: "button",
-        class: classes.join(" "),
-        "data-die": String(index),
-        "aria-label": t("die_label", { n: index + 1, value: value === null ? "?" : value }) + (kept.has(index) ? " · " + t("keep") : ""),
-        onclick: () => (value === null ? openManual() : openDiePicker(index)),
-      }, [dieFace(value), kept.has(index) ? el("span", { class: "keep-badge", text: t("keep") }) : null]);
-    }),
-  );
+  const row = $("dice");
+  if (row.children.length !== 5) {
+    row.replaceChildren(...[0, 1, 2, 3, 4].map((index) =>
+      el("button", { type: "button", class: "die", "data-die": String(index), onclick: () => tapDie(index) })));
+  }
+  for (const [index, button] of [...row.children].entries()) {
+    const value = game.dice ? game.dice[index] : null;
+    const doubtful = confidence && confidence[index] < DOUBTFUL_CONFIDENCE;
+    const classes = ["die"];
+    if (kept.has(index)) classes.push("keep");
+    if (doubtful) classes.push("doubtful");
+    if (value === null) classes.push("empty");
+    setClass(button, classes.join(" "));
+    setAttr(button, "aria-label", t("die_label", { n: index + 1, value: value === null ? "?" : value }) + (kept.has(index) ? " · " + t("keep") : ""));
+    fill(button, JSON.stringify([value, kept.has(index), page.language]), () =>
+      [dieFace(value), kept.has(index) ? el("span", { class: "keep-badge", text: t("keep") }) : null]);
+  }
   const source = game.dice ? t("dice_source." + (game.dice_source || "manual")) + " · " + t("tap_die_hint") : "";
-  $("dice-source").textContent = source;
+  setText($("dice-source"), source);
   $("manual-roll").disabled = game.rolls_left === 0;
 
   renderCameraMessage(game, camera);
   renderAdvice(game);
   renderSheet(game);
   closeOutdatedDialogs(game);
+}
+
+function tapDie(index) {
+  const game = currentGame();
+  if (!game) return;
+  if (game.dice) openDiePicker(index);
+  else openManual();
 }
 
 // Another tablet or the camera may move the game on while a dialog is open here.
@@ -588,8 +617,8 @@ function renderCameraMessage(game, camera) {
     text = t("cam_off_help");
   }
   box.hidden = text === null;
-  box.textContent = text || "";
-  box.dataset.tone = tone;
+  setText(box, text || "");
+  setAttr(box, "data-tone", tone);
 }
 
 function renderAdvice(game) {
@@ -597,11 +626,13 @@ function renderAdvice(game) {
   const body = $("advice-body");
   // Dice but no advice: the advisor is not available (still loading, or failed); say nothing.
   $("advice").hidden = Boolean(game.dice) && !advice;
-  $("advice-note").textContent = advice ? t("advice_note", { name: game.current_player_name }) : "";
-  if (!advice || !game.dice) {
-    body.replaceChildren(el("p", { class: "muted", text: t("advice_waiting") }));
-    return;
-  }
+  setText($("advice-note"), advice ? t("advice_note", { name: game.current_player_name }) : "");
+  const drawnFrom = [advice, game.dice, game.rolls_left, game.totals[game.current_player], page.language];
+  fill(body, JSON.stringify(drawnFrom), () => adviceParts(game, advice));
+}
+
+function adviceParts(game, advice) {
+  if (!advice || !game.dice) return el("p", { class: "muted", text: t("advice_waiting") });
   const parts = [];
   const best = t("advice_best_row", { category: categoryName(advice.best_category), points: advice.category_points });
   if (advice.best_keep && game.rolls_left > 0) {
@@ -620,7 +651,7 @@ function renderAdvice(game) {
     parts.push(el("p", { class: "advice-main", text: best }));
     if (typeof advice.category_ev === "number") parts.push(expectedTotal(game, advice.category_ev));
   }
-  body.replaceChildren(...parts);
+  return parts;
 }
 
 // The advisor's ev covers the rest of the game only; players think in final totals.
@@ -629,53 +660,62 @@ function expectedTotal(game, ev) {
   return el("p", { text: t("advice_ev", { ev: formatPoints(banked + ev) }) });
 }
 
+// The sheet's rows and columns are built once per game and language; a state changes cells in place.
 function renderSheet(game) {
+  const table = $("sheet");
+  const shape = JSON.stringify([game.id, game.players, page.language]);
+  if (table.drawnFrom !== shape) {
+    table.drawnFrom = shape;
+    const cells = () => game.players.map(() => el("td"));
+    table.replaceChildren(
+      el("thead", {}, el("tr", {}, [el("th", { scope: "col", class: "row-name" }),
+        ...game.players.map((name) => el("th", { scope: "col", text: name }))])),
+      el("tbody", {}, CATEGORIES.map((category) =>
+        el("tr", { "data-row": category }, [el("th", { scope: "row", class: "row-name", text: categoryName(category) }), ...cells()]))),
+      el("tfoot", {}, el("tr", {}, [el("th", { scope: "row", class: "row-name", text: t("total") }), ...cells()])),
+    );
+  }
   const advice = game.advice;
-  const header = el("tr", {}, [
-    el("th", { scope: "col", class: "row-name" }),
-    ...game.players.map((name, index) =>
-      el("th", { scope: "col", class: index === game.current_player ? "current" : "", text: name })),
-  ]);
-  const rows = CATEGORIES.map((category) => {
-    const cells = game.players.map((name, index) => {
+  const current = (index) => (index === game.current_player ? "current" : "");
+  for (const [index, th] of [...table.tHead.rows[0].cells].slice(1).entries()) setClass(th, current(index));
+  for (const row of table.tBodies[0].rows) {
+    const category = row.dataset.row;
+    setClass(row, advice && game.dice && advice.best_category === category ? "best-row" : "");
+    for (const [index, td] of [...row.cells].slice(1).entries()) {
       const sheet = game.sheets[index];
-      const isCurrent = index === game.current_player;
-      if (category in sheet) {
-        return el("td", { class: "filled" + (isCurrent ? " current" : ""), text: String(sheet[category]) });
+      const filled = category in sheet;
+      setClass(td, [filled ? "filled" : "", current(index)].filter(Boolean).join(" "));
+      const open = index === game.current_player && game.dice && !filled && category in game.open_scores;
+      if (open) renderOption(td, category, game.open_scores[category], advice && advice.best_category === category);
+      else if (td.firstElementChild || td.textContent !== (filled ? String(sheet[category]) : "")) {
+        td.replaceChildren(filled ? String(sheet[category]) : "");
       }
-      if (isCurrent && game.dice && category in game.open_scores) {
-        const points = game.open_scores[category];
-        const isBest = advice && advice.best_category === category;
-        return el("td", { class: "current" }, [
-          el("button", {
-            type: "button",
-            class: "option" + (isBest ? " best" : "") + (points === 0 ? " zero" : ""),
-            "data-category": category,
-            "aria-label": categoryName(category) + ": " + t("points", { points }),
-            text: String(points),
-            onclick: () => openConfirm(category, points),
-          }),
-        ]);
-      }
-      return el("td", { class: isCurrent ? "current" : "" });
-    });
-    const best = advice && game.dice && advice.best_category === category;
-    return el("tr", { class: best ? "best-row" : "", "data-row": category }, [
-      el("th", { scope: "row", class: "row-name", text: categoryName(category) }),
-      ...cells,
-    ]);
-  });
-  const totals = el("tr", {}, [
-    el("th", { scope: "row", class: "row-name", text: t("total") }),
-    ...game.totals.map((total, index) => el("td", { class: index === game.current_player ? "current" : "", text: String(total) })),
-  ]);
-  $("sheet").replaceChildren(el("thead", {}, header), el("tbody", {}, rows), el("tfoot", {}, totals));
+    }
+  }
+  for (const [index, td] of [...table.tFoot.rows[0].cells].slice(1).entries()) {
+    setClass(td, current(index));
+    setText(td, String(game.totals[index]));
+  }
+}
+
+// A row the current player can take: the button stays the same element while its points change.
+function renderOption(td, category, points, isBest) {
+  let button = td.firstElementChild;
+  if (!button) {
+    button = el("button", { type: "button", "data-category": category, onclick: () => openConfirm(category) });
+    td.replaceChildren(button);
+  }
+  setClass(button, "option" + (isBest ? " best" : "") + (points === 0 ? " zero" : ""));
+  setAttr(button, "aria-label", categoryName(category) + ": " + t("points", { points }));
+  setText(button, String(points));
 }
 
 // Dialogs ------------------------------------------------------------------------------------------
 
-function openConfirm(category, points) {
+function openConfirm(category) {
   const game = currentGame();
+  if (!game || !game.dice || !(category in game.open_scores)) return;
+  const points = game.open_scores[category];
   page.pendingRecord = category;
   $("confirm-text").textContent = t("confirm_text", { category: categoryName(category), points, name: game.current_player_name });
   $("confirm-scratch").hidden = points !== 0;
@@ -768,8 +808,8 @@ function openCamera() {
 function renderCameraDialog() {
   const camera = page.state ? page.state.camera : null;
   const status = camera ? camera.status : "off";
-  $("camera-title").textContent = t("cam." + status);
-  $("camera-detail").textContent = camera ? cameraText(camera) : "";
+  setText($("camera-title"), t("cam." + status));
+  setText($("camera-detail"), camera ? cameraText(camera) : "");
   $("camera-show-live").hidden = status === "off";
 }
 
@@ -869,8 +909,8 @@ function winnerLine(game) {
 
 function renderOver() {
   const game = currentGame();
-  $("winner-line").textContent = winnerLine(game);
-  $("over-players").replaceChildren(...playerSummaries(game));
+  setText($("winner-line"), winnerLine(game));
+  fill($("over-players"), JSON.stringify([game, page.language]), () => playerSummaries(game));
 }
 
 function viewPastGame(id) {
@@ -884,7 +924,8 @@ async function renderHistory() {
   $("history-empty").hidden = Boolean(wanted) || page.pastGames.length > 0;
   if (!wanted) {
     const currentId = currentGame() ? currentGame().id : null;
-    $("history-list").replaceChildren(...page.pastGames.map((past) => gameListItem(past, past.id !== currentId)));
+    fill($("history-list"), JSON.stringify([page.pastGames, currentId, page.language]), () =>
+      page.pastGames.map((past) => gameListItem(past, past.id !== currentId)));
     return;
   }
   if (!page.historyGame || String(page.historyGame.id) !== wanted) {
@@ -896,8 +937,8 @@ async function renderHistory() {
     page.historyGame = body.game;
   }
   const game = page.historyGame;
-  $("history-detail-title").textContent = winnerLine(game);
-  $("history-detail-players").replaceChildren(...playerSummaries(game));
+  setText($("history-detail-title"), winnerLine(game));
+  fill($("history-detail-players"), JSON.stringify([game, page.language]), () => playerSummaries(game));
 }
 
 function navigate(path) {
