@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import vision
-from vision.reader import read_face, FACE_PX
+from vision.pips import read_face, FACE_PX
 from vision.reading import PROBLEM_KINDS, Die, Problem, Reading
 
 from drawn_dice import draw_die, pip_offsets, tray
@@ -218,7 +218,7 @@ def test_a_tray_region_keeps_dice_outside_it_out_and_positions_in_frame_pixels()
     image = tray()
     draw_die(image, 5, (300, 400), 80, 10)
     draw_die(image, 2, (1100, 400), 80, 30)  # beyond the tray
-    reading = vision.read_dice(image, use_classifier=False, region=(100, 200, 500, 500))
+    reading = vision.read_dice(image, use_classifier=False, tray=(100, 200, 500, 500))
     assert reading.values == [5]
     assert abs(reading.dice[0].x - 300) < 6 and abs(reading.dice[0].y - 400) < 6
     assert vision.read_dice(image, use_classifier=False).values == [2, 5]
@@ -227,7 +227,7 @@ def test_a_tray_region_keeps_dice_outside_it_out_and_positions_in_frame_pixels()
 @pytest.mark.parametrize("region", [(2000, 0, 100, 100), (0, 0, 10, 10)])
 def test_a_tray_region_off_the_frame_is_refused(region):
     with pytest.raises(ValueError, match="tray region"):
-        vision.read_dice(tray(), region=region)
+        vision.read_dice(tray(), tray=region)
 
 
 def test_a_spot_on_a_stronger_dies_face_is_that_die_found_twice():
@@ -280,15 +280,15 @@ class _FakeClassifier:
     ((None, 0.57), ("something at (400, 300) may be a die",)),  # unsure it is no face: say so
     ((None, 0.95), ()),  # sure it is no face (a screw head, a crumb): nothing there
 ])
-def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(monkeypatch, opinion, said):
+def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(opinion, said):
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 80, 0.4)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier(opinion))
-    reading = reader.read_dice(image)
+    detector = _FakeDetector([Detection(400, 300, 80, 0.4)])
+    classifier = _FakeClassifier(opinion)
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert reading.dice == () and reading.problems == said
     assert all(problem.kind == "maybe_die" and problem.where == (400, 300) for problem in reading.problems)
 
@@ -297,31 +297,31 @@ def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(monkeypat
     (0.9, 2, ()),  # a sure peak: the classifier alone at 0.85 is enough
     (0.4, None, ("something at (400, 300) may be a die",)),  # a faint one (a screw head?) needs 0.9
 ])
-def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(monkeypatch, score, value, said):
+def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(score, value, said):
     """The classifier at 0.85 says two; the pip count sees the four drawn, so they do not agree."""
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 80, score)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier((2, 0.85)))
-    reading = reader.read_dice(image)
+    detector = _FakeDetector([Detection(400, 300, 80, score)])
+    classifier = _FakeClassifier((2, 0.85))
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert [die.value for die in reading.dice] == ([value] if value else [])
     assert reading.problems == said
     assert all(problem.kind == "maybe_die" for problem in reading.problems)
 
 
-def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable(monkeypatch):
+def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable():
     """The classifier at 0.7 says two, the pip count four: no value, and the reason has its kind."""
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 80, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier((2, 0.7)))
-    reading = reader.read_dice(image)
+    detector = _FakeDetector([Detection(400, 300, 80, 0.9)])
+    classifier = _FakeClassifier((2, 0.7))
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert [die.value for die in reading.dice] == [None]
     assert [(problem.kind, problem) for problem in reading.problems] == [
         ("unreadable", "the die at (400, 300) could not be read")]
@@ -344,15 +344,15 @@ class _ReadingBySize:
     (50, (65, 75)),  # the outline (70 px) is too large for the detector's 50: read both, keep the surer
     (90, (65, 75)),  # they agree (the upright square round a face turned 20 degrees is 1.28 times it)
 ])
-def test_a_face_outline_the_detector_sizes_differently_is_read_too(monkeypatch, detected_size, read_size):
+def test_a_face_outline_the_detector_sizes_differently_is_read_too(detected_size, read_size):
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, detected_size, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _ReadingBySize(60, (4, 0.95), (None, 0.5)))
-    reading = reader.read_dice(image)
+    detector = _FakeDetector([Detection(400, 300, detected_size, 0.9)])
+    classifier = _ReadingBySize(60, (4, 0.95), (None, 0.5))
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert [die.value for die in reading.dice] == [4] and reading.status == "ok"
     assert read_size[0] <= reading.dice[0].size <= read_size[1]
 
@@ -390,16 +390,16 @@ class _FakeDetectorWithLarge(_FakeDetector):
         return Sight(list(self.spots), [], list(self.large))
 
 
-def test_a_large_die_takes_the_place_of_its_pips_found_as_dice(monkeypatch):
+def test_a_large_die_takes_the_place_of_its_pips_found_as_dice():
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
     pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _ReadingBySize(200, (4, 0.95), (1, 0.95)))
-    reading = reader.read_dice(image)
+    detector = _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)])
+    classifier = _ReadingBySize(200, (4, 0.95), (1, 0.95))
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
 
 
@@ -420,7 +420,7 @@ def test_a_spot_on_a_large_die_keeps_it_out_only_when_read_as_surely_as_the_read
     assert kept == ((large, large_read) if replaced else (spots, read))
 
 
-def test_two_dice_on_a_dark_tray_are_not_one_large_two(monkeypatch):
+def test_two_dice_on_a_dark_tray_are_not_one_large_two():
     from vision import reader
     from vision.die_detector import Detection
 
@@ -428,9 +428,9 @@ def test_two_dice_on_a_dark_tray_are_not_one_large_two(monkeypatch):
     for x in (540, 740):
         draw_die(image, 6, (x, 480), 70, 0.0, (40, 40, 200), (250, 250, 250))
     dice = [Detection(x, 480, 75, 0.9) for x in (540, 740)]
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(dice, [Detection(640, 480, 330, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _ReadingBySize(200, (2, 0.95), (6, 0.95)))
-    reading = reader.read_dice(image)
+    detector = _FakeDetectorWithLarge(dice, [Detection(640, 480, 330, 0.9)])
+    classifier = _ReadingBySize(200, (2, 0.95), (6, 0.95))
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert (reading.status, reading.values) == ("ok", [6, 6])
 
 
@@ -469,17 +469,16 @@ class _DoubtfulRecording:
         return [(4, 0.6)] * len(boxes)
 
 
-def test_only_the_square_kept_is_read_a_second_time(monkeypatch):
+def test_only_the_square_kept_is_read_a_second_time():
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
     # The detector sizes it too small: its square and the face's outline are both read at first sight.
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 50, 0.9)]))
+    detector = _FakeDetector([Detection(400, 300, 50, 0.9)])
     classifier = _DoubtfulRecording()
-    monkeypatch.setattr(reader, "default_classifier", lambda: classifier)
-    reader.read_dice(image)
+    reader.DiceReader(detector, classifier).read(image)
     # Still doubtful, it is read a third time, in the detector's own square.
     assert classifier.calls == [(2, "first look"), (1, "in views"), (1, "in views")]
 
@@ -498,16 +497,16 @@ class _SureOfTheWholeDie:
         return self.classify(image, boxes)
 
 
-def test_a_face_read_doubtfully_in_its_outline_is_read_in_the_detectors_square(monkeypatch):
+def test_a_face_read_doubtfully_in_its_outline_is_read_in_the_detectors_square():
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
     # The detector's square takes in the whole die (90 px); the face's outline (70 px) is read as no face.
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetector([Detection(400, 300, 90, 0.9)]))
-    monkeypatch.setattr(reader, "default_classifier", lambda: _SureOfTheWholeDie(90, 4))
-    reading = reader.read_dice(image)
+    detector = _FakeDetector([Detection(400, 300, 90, 0.9)])
+    classifier = _SureOfTheWholeDie(90, 4)
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert [die.value for die in reading.dice] == [4] and reading.status == "ok"
     assert 65 <= reading.dice[0].size <= 75  # the face's own size is reported
 
@@ -519,19 +518,19 @@ def test_a_face_read_doubtfully_in_its_outline_is_read_in_the_detectors_square(m
     ((None, 0.85), (3, 0.3), (None, 0.85)),  # sure it is no face: a faint guess at a value does not overrule it
     ((None, 0.5), (None, 0.9), (None, 0.5)),  # the square, taking in the side faces, cannot say "no face"
 ])
-def test_the_detectors_square_only_gives_a_surer_value(monkeypatch, first, in_square, kept):
+def test_the_detectors_square_only_gives_a_surer_value(first, in_square, kept):
     from vision import reader
     from vision.die_detector import Detection
 
     frame = tray(colour=(60, 120, 40), seed=3)
     box = ((400.0, 300.0), (70.0, 70.0), 0.0)
-    monkeypatch.setattr(reader, "default_classifier", lambda: _FakeClassifier(in_square))
+    classifier = _FakeClassifier(in_square)
     # Found faintly, so all these are doubtful: the classifier alone is trusted from 0.9 there.
-    read = reader.read_in_detector_squares(frame, [Detection(400, 300, 90, 0.4)], [(box, first)])
+    read = reader.read_in_detector_squares(frame, [Detection(400, 300, 90, 0.4)], [(box, first)], classifier)
     assert read == [(box, kept)]
 
 
-def test_the_pips_a_large_die_took_the_place_of_are_not_read_again(monkeypatch):
+def test_the_pips_a_large_die_took_the_place_of_are_not_read_again():
     """Read in a square as large as the detector found them, the pips of a large die could look like
     a face of pips of their own (a pip and its neighbours): only dice still doubtful once the large
     dice have taken their place are read there."""
@@ -541,10 +540,83 @@ def test_the_pips_a_large_die_took_the_place_of_are_not_read_again(monkeypatch):
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
     pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
-    monkeypatch.setattr(reader, "default_detector", lambda: _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)]))
+    detector = _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)])
     classifier = _DoubtfulRecording(sure_from=200)
-    monkeypatch.setattr(reader, "default_classifier", lambda: classifier)
-    reading = reader.read_dice(image)
+    reading = reader.DiceReader(detector, classifier).read(image)
     assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
     # The pips at first sight and in views, the large die at first sight; nothing after.
     assert [call for call in classifier.calls if call[0]] == [(4, "first look"), (4, "in views"), (1, "first look")]
+
+
+def test_dice_showing_one_are_dice_and_raise_no_alarm():
+    """The lone pip of a one, on dice the tray's colour or not, is a die's face: no problem at all."""
+    values = [1, 1, 1, 1, 1]
+    for body, pips, tray_colour in [((235, 235, 235), (20, 20, 20), (60, 120, 40)),
+                                    ((40, 40, 200), (250, 250, 250), (90, 60, 40))]:
+        reading = vision.read_dice(roll(values, body=body, pips=pips, tray_colour=tray_colour, seed=5))
+        assert (reading.status, reading.values, reading.problems) == ("ok", values, ()), reading.problems
+
+
+@pytest.mark.parametrize("width, height", [(4608, 2592), (8000, 6000)])
+def test_frames_of_any_camera_are_read_in_their_own_pixels(width, height):
+    """The Camera Module 3's full frame and larger: read (shrunk as the reader needs), never refused,
+    positions and sizes in the frame's own pixels."""
+    image = tray(width, height, colour=(60, 120, 40), seed=1)
+    values, side = [2, 3, 4, 5, 6], width / 16
+    centres = [(width * (0.2 + 0.15 * index), height * (0.35 + 0.3 * (index % 2))) for index in range(5)]
+    for value, centre in zip(values, centres):
+        draw_die(image, value, centre, side, 15.0 * value)
+    reading = vision.read_dice(image)
+    assert (reading.status, reading.values) == ("ok", values), reading.problems
+    for die in reading.dice:
+        assert min(math.dist((die.x, die.y), centre) for centre in centres) < side / 8
+        assert 0.8 * side < die.size < 1.2 * side
+
+
+@pytest.mark.parametrize("shape", [(100, 100, 3), (150, 2000, 3), (300, 200, 3)])
+def test_a_frame_too_small_to_hold_a_readable_die_says_so(shape):
+    with pytest.raises(vision.FrameTooSmall, match="too small to hold a readable die"):
+        vision.read_dice(np.zeros(shape, np.uint8))
+
+
+def test_a_tray_outline_keeps_what_lies_beyond_it_out():
+    """A tilted tray given by its corners: a die outside it, though inside the rectangle round it, is
+    not read."""
+    image = tray()
+    draw_die(image, 5, (640, 480), 80, 10)
+    draw_die(image, 2, (300, 200), 80, 30)  # outside the diamond, inside its bounding rectangle
+    diamond = [(640, 130), (990, 480), (640, 830), (290, 480)]
+    assert vision.read_dice(image, use_classifier=False, tray=diamond).values == [5]
+    assert vision.read_dice(image, use_classifier=False, tray=vision.Tray(tuple(diamond))).values == [5]
+    assert vision.read_dice(image, use_classifier=False).values == [2, 5]
+
+
+@pytest.mark.parametrize("text, corners", [
+    ("10,20,100,50", ((10, 20), (110, 20), (110, 70), (10, 70))),
+    ("0,0, 100,0, 50,80", ((0, 0), (100, 0), (50, 80))),
+])
+def test_a_tray_is_written_as_a_rectangle_or_an_outline(text, corners):
+    assert vision.Tray.parse(text).corners == corners
+
+
+@pytest.mark.parametrize("text", ["10,20,100", "1,2,3,4,5", "a,b,c,d", "10,20,0,50", "0,0,10,10,20,20"])
+def test_a_tray_that_is_no_outline_is_refused(text):
+    with pytest.raises(ValueError, match="tray"):
+        vision.Tray.parse(text)
+
+
+def test_a_large_frame_is_read_on_its_tray_in_its_own_pixels():
+    image = tray(6000, 4000, colour=(60, 120, 40), seed=2)
+    draw_die(image, 4, (1500, 2000), 300, 10)
+    draw_die(image, 6, (4500, 2000), 300, 30)  # beyond the tray
+    reading = vision.read_dice(image, tray=(500, 1000, 2500, 2000))
+    assert reading.values == [4] and abs(reading.dice[0].x - 1500) < 40 and abs(reading.dice[0].y - 2000) < 40
+
+
+def test_the_reader_takes_its_networks_as_arguments():
+    from vision.die_detector import default_detector
+    from vision.face_classifier import default_classifier
+
+    image = roll([2, 3, 4])
+    assert vision.DiceReader(default_detector(), default_classifier()).read(image) == vision.read_dice(image)
+    assert vision.DiceReader(default_detector(), None).read(image) == vision.read_dice(image, use_classifier=False)

@@ -87,3 +87,26 @@ def test_the_installed_command_prints_the_same_contract(pictures):
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert [line["status"] for line in lines][1] == "error"
     assert lines[0]["image"] == str(good)
+
+
+def test_tray_reads_only_the_dice_on_it(tmp_path, capsys):
+    picture = tmp_path / "two.png"
+    cv2.imwrite(str(picture), roll([2, 5]))  # the two at x=200, the five at x=420
+    assert main(["read", str(picture), "--json", "--tray", "330,100,200,400"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == [5]
+    assert main(["read", str(picture), "--json", "--tray", "100,100,250,100,250,400,100,400"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == [2]
+
+
+def test_a_tray_that_is_no_outline_is_a_command_line_error(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["read", "x.png", "--tray", "1,2,3"])
+    assert "x,y,width,height" in capsys.readouterr().err
+
+
+def test_a_picture_too_small_for_a_die_is_an_error_that_says_so(tmp_path, capsys):
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), roll([2])[:100, :120])
+    assert main(["read", str(tiny), "--json"]) == 1
+    line = json.loads(capsys.readouterr().out)
+    assert line["status"] == "error" and "too small to hold a readable die" in line["problems"][0]

@@ -20,7 +20,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     read_parser.add_argument("images", nargs="+", metavar="IMG", help="picture files (jpg, png, ...)")
     read_parser.add_argument("--json", action="store_true", help="one JSON object per line per picture")
     read_parser.add_argument("--annotate", metavar="DIR", help="also write each picture with the dice drawn to DIR")
+    read_parser.add_argument("--tray", type=_tray, metavar="X,Y,W,H",
+                             help="look for dice on the tray only: its rectangle, or its outline as x1,y1,x2,y2,x3,y3,... "
+                                  "(pixels of the pictures); things outside it are never read")
     read_parser.set_defaults(run=run_read)
+
+
+def _tray(text: str):
+    from .tray import Tray
+
+    try:
+        return Tray.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def decode(path: str) -> np.ndarray:
@@ -35,14 +47,14 @@ def decode(path: str) -> np.ndarray:
     return image
 
 
-def read_one(path: str, annotate_dir: Path | None) -> dict:
+def read_one(path: str, annotate_dir: Path | None, tray=None) -> dict:
     """The JSON-ready result for one picture; never raises for a bad picture."""
     from . import annotate, read_dice
 
     try:
         image = decode(path)
         started = time.perf_counter()
-        reading = read_dice(image)
+        reading = read_dice(image, tray=tray)
         elapsed_ms = (time.perf_counter() - started) * 1000.0
     except ValueError as error:
         return {"image": path, "status": "error", "values": [], "dice": [], "problems": [str(error)], "ms": 0.0}
@@ -84,7 +96,7 @@ def run_read(args: argparse.Namespace) -> int:
     prepare()  # one-time set-up (tables, the classifier) before the first picture's clock starts
     any_error = False
     for path in args.images:
-        result = read_one(path, annotate_dir)
+        result = read_one(path, annotate_dir, args.tray)
         any_error |= result["status"] == "error"
         print(json.dumps(result) if args.json else human_line(result), flush=True)
     return 1 if any_error else 0

@@ -15,6 +15,7 @@ import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -22,8 +23,26 @@ import numpy as np
 from .imaging import as_bgr, frame_window, shrink
 from .onnx_network import OnnxNetwork
 
-RotatedBox = tuple[tuple[float, float], tuple[float, float], float]
-"""((cx, cy), (w, h), angle_deg) in pixels, as cv2.minAreaRect returns it."""
+
+
+class FaceBox(NamedTuple):
+    """A die's top face as a rotated rectangle in frame pixels, laid out as cv2.minAreaRect returns one,
+    so OpenCV's box functions take it as it is."""
+
+    centre: tuple[float, float]
+    size: tuple[float, float]
+    angle: float  # degrees
+
+
+class Opinion(NamedTuple):
+    """What the classifier says of one face: its value, or None for "not a die face", and the
+    probability of that answer."""
+
+    value: int | None
+    confidence: float
+
+
+RotatedBox = FaceBox | tuple[tuple[float, float], tuple[float, float], float]
 
 CROP_SIZE = 32
 # The crop reaches a little past the box so the die's edge, and so the face's extent, is visible even
@@ -112,12 +131,12 @@ def face_angle(crop: np.ndarray) -> float:
     return math.degrees(math.atan2(imaginary, real) / 4)
 
 
-def upright_boxes(image: np.ndarray, boxes: Sequence[RotatedBox]) -> list[RotatedBox]:
+def upright_boxes(image: np.ndarray, boxes: Sequence[RotatedBox]) -> list[FaceBox]:
     """The boxes turned to line up with the face each one shows, so a die reaches the network square
     to the crop (in one of four quarter turns) whatever angle the box came with."""
     crops = crop_faces(image, boxes)
     return [
-        ((cx, cy), (side, side), angle + face_angle(crop))
+        FaceBox((cx, cy), (side, side), angle + face_angle(crop))
         for crop, (cx, cy, side, angle) in zip(crops, (_parse_box(box) for box in boxes))
     ]
 
@@ -192,14 +211,14 @@ class FaceClassifier:
 
     def classify(
         self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False, second_look: bool = True
-    ) -> list[tuple[int | None, float]]:
+    ) -> list[Opinion]:
         """Per box (face value 1..6, or None when it is not a readable face; confidence 0..1).
 
         The confidence is the probability of the class returned: of that face, or of "not a die face".
         """
         return _opinions(self.probabilities(image, boxes, turned, second_look))
 
-    def classify_in_views(self, image: np.ndarray, boxes: Sequence[RotatedBox]) -> list[tuple[int | None, float]]:
+    def classify_in_views(self, image: np.ndarray, boxes: Sequence[RotatedBox]) -> list[Opinion]:
         """As classify, for boxes along their faces already read doubtfully at first sight: read
         straight away in their eight symmetric views, without that first look again."""
         if len(boxes) == 0:
@@ -208,12 +227,12 @@ class FaceClassifier:
         return _opinions(self._in_views(crops_to_blob(crop_faces(image, boxes))))
 
 
-def _opinions(probabilities: np.ndarray) -> list[tuple[int | None, float]]:
-    """Per row of class probabilities, (face value, or None for "not a die face"; its probability)."""
-    result: list[tuple[int | None, float]] = []
+def _opinions(probabilities: np.ndarray) -> list[Opinion]:
+    """Per row of class probabilities, the class most likely and its probability."""
+    result: list[Opinion] = []
     for row in probabilities:
         best = int(np.argmax(row))
-        result.append((None if best == NOT_A_FACE else FACE_VALUES[best], float(row[best])))
+        result.append(Opinion(None if best == NOT_A_FACE else FACE_VALUES[best], float(row[best])))
     return result
 
 

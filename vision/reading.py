@@ -4,32 +4,42 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal
 
 Status = Literal["ok", "unsure"]
 
-# What made a reading unsure, for whoever words it for the players: something that is no die in the
-# tray (a hand), a die whose face could not be read, one read but not surely (its `value`), a faint
-# something that may be a die, settled frames that read differently, anything else.
-PROBLEM_KINDS = ("foreign", "unreadable", "doubtful", "maybe_die", "frames_disagree", "other")
+
+class ProblemKind(StrEnum):
+    """What made a reading unsure, for whoever words it for the players. Each is its code (a string)."""
+
+    FOREIGN = "foreign"  # something that is no die in the tray (a hand): the table's motion check says so
+    UNREADABLE = "unreadable"  # a die found surely whose face could not be read
+    DOUBTFUL = "doubtful"  # a die read, but not surely (the problem carries the value it looks like)
+    MAYBE_DIE = "maybe_die"  # something found faintly that shows pips: it may be a die
+    FRAMES_DISAGREE = "frames_disagree"  # the settled frames of one throw read differently
+    OTHER = "other"
+
+
+PROBLEM_KINDS = tuple(kind.value for kind in ProblemKind)
 
 
 class Problem(str):
     """One reason a reading is unsure. It is its English text (what the command line and the logs
-    print, and what compares equal), with a `kind` (PROBLEM_KINDS) and the half-read `value` of a
+    print, and what compares equal), with a `kind` (ProblemKind) and the half-read `value` of a
     doubtful die, so the tablet can say it in the player's language, and `where` it is in the frame
     (x, y pixels; None for the whole frame), so the annotated picture can show it."""
 
-    kind: str
+    kind: ProblemKind
     value: int | None
     where: tuple[float, float] | None
 
-    def __new__(cls, text: str, kind: str = "other", value: int | None = None,
+    def __new__(cls, text: str, kind: ProblemKind | str = ProblemKind.OTHER, value: int | None = None,
                 where: tuple[float, float] | None = None) -> Problem:
         if kind not in PROBLEM_KINDS:
             raise ValueError(f"problem kind must be one of {PROBLEM_KINDS}, got {kind!r}")
         problem = super().__new__(cls, text)
-        problem.kind = kind
+        problem.kind = ProblemKind(kind)
         problem.value = value
         problem.where = where
         return problem

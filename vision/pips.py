@@ -1,0 +1,170 @@
+"""The classical half of reading a face: its outline by its own colour, and its pips counted.
+
+A face is the region of the face's own colour covering the middle of a crop round it (side faces are
+shaded differently; tray, shadow and neighbours differ in colour); its pips are the holes in that
+region, of one size, in a centrally symmetric layout. The reader uses the outline to square each face
+up, and the pip count as a second opinion where the learned classifier is not sure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .face_classifier import FaceBox
+from .imaging import frame_window, shrink
+
+# Each face is analysed as a square of this many pixels, whatever its size in the frame.
+FACE_PX = 40
+
+
+@dataclass(frozen=True)
+class FaceRead:
+    """What the pip count saw on one face."""
+
+    value: int | None
+    confidence: float
+    pip_count: int
+    contrast: float
+    symmetry_error: float
+
+
+# Lightness difference plus twice each chroma difference: chroma is what separates a red die from a
+# grey tray of the same brightness.
+_DISTANCE_WEIGHTS = np.array([[1.0, 2.0, 2.0]], np.float32)
+
+
+def _colour_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Per pixel, the distance from one Lab colour (_DISTANCE_WEIGHTS), saturating at 255."""
+    # The colour as an OpenCV scalar: filling an image-sized array with it would cost 5 times as much.
+    return cv2.transform(cv2.absdiff(lab, (*colour.tolist(), 0)), _DISTANCE_WEIGHTS)
+
+
+def _fill_small_holes(mask: np.ndarray, max_hole: int) -> np.ndarray:
+    """Fill enclosed regions smaller than max_hole (a die's face inside its outline, a pip), but not
+    the tray inside its walls."""
+    labels, areas = _components(1 - mask)
+    # Label 0 is the mask itself, which stays set.
+    keep = (areas < max_hole).astype(mask.dtype)
+    keep[0] = 1
+    return np.take(keep, labels)
+
+
+def _components(binary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """4-connected labels of a 0/1 image and each label's pixel count. Counting with bincount is
+    a few times cheaper than OpenCV's per-component statistics, of which only the area is needed."""
+    count, labels = cv2.connectedComponents(binary, connectivity=4)
+    return labels, np.bincount(labels.ravel(), minlength=count)
+
+
+def _pip_blobs(face_lab: np.ndarray) -> tuple[list[tuple[float, float, float]], float]:
+    """The pips on an upright face crop, (x, y, area) each, and the colour cut that separated them:
+    the holes in the face region. Whatever touches the crop's edge is no hole."""
+    face, cut = _face_region(face_lab)
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(1 - face, connectivity=4)
+    found = []
+    for index in range(1, count):
+        x, y, w, h, area = stats[index]
+        if x <= 0 or y <= 0 or x + w >= FACE_PX or y + h >= FACE_PX:
+            continue
+        if max(w, h) > 2.2 * min(w, h) or area < 0.4 * w * h:
+            continue  # a streak or a ring, not a round pip
+        cx, cy = centroids[index]
+        found.append((float(cx), float(cy), float(area)))
+    # A pip is 12 to 25 % of the die's side across: about 1 to 8 % of the crop's area. Marbling and
+    # grain leave smaller holes; all pips of a face are one size, so holes far smaller than the
+    # largest are not pips.
+    crop_area = FACE_PX * FACE_PX
+    pips = [pip for pip in found if 0.01 * crop_area <= pip[2] <= 0.08 * crop_area]
+    large = [pip for pip in found if 0.08 * crop_area < pip[2] <= 0.16 * crop_area]
+    if not pips and len(large) == 1:
+        # The pip of a one is often made larger than the others, up to about 45 % of the side across.
+        pips = large
+    if pips:
+        largest = max(area for _, _, area in pips)
+        pips = [pip for pip in pips if pip[2] >= 0.4 * largest]
+    return pips, cut
+
+
+def _face_region(lab: np.ndarray, cut_floor: float = 40.0, cut_share: float = 1.0) -> tuple[np.ndarray, float]:
+    """In a square crop centred on a face: 1 on the face (pips included), and the colour cut used.
+
+    The face is the part of the face's own colour that covers the middle of the crop; its holes are
+    the pips. Side faces are shaded differently and tray, shadow and neighbours differ in colour.
+    """
+    size = lab.shape[0]
+    quarter = size // 4
+    middle = lab[quarter:-quarter, quarter:-quarter]
+    pixels = middle.reshape(-1, 3)
+    # The (upper) median colour by partial sort: np.median costs several times more on so few pixels.
+    face_colour = np.partition(pixels, len(pixels) // 2, axis=0)[len(pixels) // 2]
+    difference = _colour_distance(lab, face_colour)
+    inset = size // 7
+    otsu, _ = cv2.threshold(difference[inset:-inset, inset:-inset], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    cut = max(float(otsu) * cut_share, cut_floor)
+    same = (difference <= cut).astype(np.uint8)
+    count, labels = cv2.connectedComponents(same, connectivity=8)
+    votes = np.bincount(labels[quarter:-quarter, quarter:-quarter].ravel(), minlength=count)
+    votes[0] = 0
+    face = (labels == int(np.argmax(votes))).astype(np.uint8)
+    return face, cut
+
+
+SIDE_FACE_CUT = 0.6
+
+
+def refine_box(frame: np.ndarray, box) -> FaceBox | None:
+    """The top face's own rectangle, found around a detected die's box (which may include a side face, a
+    shadow or the edge of a neighbour); None when no square face shows there."""
+    (cx, cy), (w, h), _ = box
+    span = max(int(1.4 * max(w, h)), 4)
+    size = 48
+    window, left, top = frame_window(frame, cx, cy, span)
+    window = shrink(window, size, size)
+    # A tighter colour cut than for pips: the side faces, shaded a little darker, stay out.
+    face, _ = _face_region(cv2.cvtColor(window, cv2.COLOR_BGR2LAB), cut_share=SIDE_FACE_CUT)
+    face = _fill_small_holes(face, max_hole=size * size // 4)
+    face = cv2.morphologyEx(face, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
+    if min(fw, fh) < 0.2 * size or max(fw, fh) > 1.35 * min(fw, fh):
+        return None
+    if cv2.contourArea(contour) < 0.82 * fw * fh:
+        return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
+    k = span / size
+    # +0.5 pixel centres: resize maps pixel centres, not corners
+    return FaceBox(((fx + 0.5) * k - 0.5 + left, (fy + 0.5) * k - 0.5 + top), (fw * k, fh * k), angle)
+
+
+def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:
+    """Every pip layout of a die maps onto itself under a half turn about the face centre, which is
+    also the pips' mean. The largest distance from a pip's mirror image to the nearest pip, as a
+    fraction of the crop side. The face centre is not assumed to be the crop centre: seen at a slant,
+    the die's blob takes in a side face too."""
+    points = np.array([(x, y) for x, y, _ in pips], np.float32)
+    mean = points.mean(axis=0)
+    centred = points - mean
+    distances = np.linalg.norm(-centred[:, None, :] - centred[None, :, :], axis=2)
+    if len(pips) > 1:
+        return float(distances.min(axis=1).max()) / FACE_PX
+    # A lone spot must sit in the middle of the face: off-centre it is a glint or a chip, not a 1.
+    return float(np.linalg.norm(mean - (FACE_PX - 1) / 2.0)) * 0.5 / FACE_PX
+
+
+def read_face(face_bgr: np.ndarray) -> FaceRead:
+    """Count the pips on one upright FACE_PX x FACE_PX face crop."""
+    face_lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2LAB)
+    pips, cut = _pip_blobs(face_lab)
+    if not 1 <= len(pips) <= 6:
+        return FaceRead(None, 0.0, len(pips), cut, 1.0)
+    error = _symmetry_error(pips)
+    areas = [area for _, _, area in pips]
+    even_sizes = max(areas) <= 3.0 * min(areas)
+    confidence = max(0.0, 1.0 - error / 0.15) * (1.0 if even_sizes else 0.5)
+    value = len(pips) if confidence >= 0.4 else None
+    return FaceRead(value, round(confidence, 3), len(pips), cut, error)
