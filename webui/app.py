@@ -60,7 +60,7 @@ def create_app(settings: Settings | Mapping[str, Any] | None = None,
             from vision import read_dice
 
             # Dice are looked for on the calibrated tray only: outside it lie no dice to score.
-            loop_options = {**loop_options, "read_dice": functools.partial(read_dice, region=settings.tray_region)}
+            loop_options = {**loop_options, "read_dice": functools.partial(read_dice, tray=settings.tray_region)}
         loop = TableLoop(camera, service, source=settings.camera, settle_seconds=settings.settle_seconds,
                          **loop_options)
         app.extensions["yacht_table_loop"] = loop
