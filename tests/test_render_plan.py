@@ -1,0 +1,148 @@
+"""Scenes planned from seeds, and their labels, without Blender."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.render.geometry import footprint, polygons_overlap, top_face
+from tools.render.labels import (
+    COUNTED,
+    prepare_folder,
+    truth,
+    write_labels,
+    write_manifest,
+    yolo_lines,
+)
+from tools.render.plan import LIGHTINGS, TRAY_MATERIALS, plan_scene
+from tools.render.post import MIDDLE_GREY, develop, exposure_gain
+from vision.labelled import load_folder
+
+seeds = st.integers(0, 2**31 - 1)
+slow = settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+
+
+@slow
+@given(seed=seeds)
+def test_a_seed_always_plans_the_same_scene(seed):
+    assert truth(plan_scene(seed), "a.jpg") == truth(plan_scene(seed), "a.jpg")
+
+
+@slow
+@given(seed=seeds)
+def test_planned_dice_lie_in_the_tray_apart_and_in_the_picture(seed):
+    scene = plan_scene(seed)
+    assert 0 <= len(scene.dice) <= 6
+    for i, planned in enumerate(scene.dice):
+        die = planned.pose
+        assert 12 <= die.size <= 19
+        assert scene.tray.contains(die.corners()[:, :2]).all()
+        assert abs(die.corners()[:, 2].min()) < 1e-9
+        for other in scene.dice[i + 1:]:
+            assert not polygons_overlap(footprint(die), footprint(other.pose), 0.04)
+        pixels = scene.camera.project(top_face(die)[2])
+        assert np.all(pixels >= 0) and np.all(pixels <= (scene.width, scene.height))
+
+
+@slow
+@given(seed=seeds)
+def test_each_top_face_centre_lies_in_its_box_and_its_value_is_the_face_up(seed):
+    scene = plan_scene(seed)
+    label = truth(scene, "a.jpg")
+    for planned, die in zip(scene.dice, label["dice"]):
+        x0, y0, x1, y1 = die["box"]
+        assert x0 <= die["x"] <= x1 and y0 <= die["y"] <= y1
+        assert die["value"] == planned.pose.value
+        assert die["cocked"] == (die["lean_deg"] > 1.0)
+    assert label["values"] == sorted(d["value"] for d in label["dice"] if d["in_view"] >= COUNTED)
+    assert (label["status"] == "unsure") == bool(label["problems"])
+
+
+def test_cocked_dice_lean_on_a_wall_or_a_die_and_make_the_picture_unsure():
+    leaning_on = {"cocked on wall": 0, "cocked on die": 0}
+    for seed in range(400):
+        scene = plan_scene(seed)
+        label = truth(scene, "a.jpg")
+        for planned in scene.dice:
+            if not planned.cocked:
+                continue
+            leaning_on[planned.rests] += 1
+            die = planned.pose
+            assert label["status"] == "unsure"
+            others = [d.pose for d in scene.dice if d is not planned]
+            near_wall = not scene.tray.contains(die.corners()[:, :2], margin=0.3).all()
+            near_die = any(polygons_overlap(footprint(die), footprint(o), 0.3) for o in others)
+            assert near_wall if planned.rests == "cocked on wall" else near_die
+        if len(leaning_on) and min(leaning_on.values()) >= 5:
+            break
+    assert min(leaning_on.values()) >= 5, leaning_on
+
+
+def test_many_seeds_cover_every_condition_the_issue_names():
+    labels = [truth(plan_scene(seed), "a.jpg") for seed in range(150)]
+    conditions = [label["conditions"] for label in labels]
+    assert {c["lighting"] for c in conditions} == set(LIGHTINGS)
+    assert {c["tray"] for c in conditions} == set(TRAY_MATERIALS)
+    assert {c["tray_shape"] for c in conditions} == {"rect", "round"}
+    for flag in ("translucent", "touching", "cocked", "hand", "mixed_colours", "defocus"):
+        assert any(c[flag] for c in conditions), flag
+    assert max(c["tilt_deg"] for c in conditions) > 15
+    assert {len(label["dice"]) for label in labels} == set(range(7))
+    colours = {d["colour"] for label in labels for d in label["dice"]}
+    assert colours == {"white", "ivory", "black", "red", "blue", "green", "yellow", "translucent"}
+    assert {d["pips"] for label in labels for d in label["dice"]} == {"recessed", "painted"}
+
+
+def test_labels_are_written_as_the_shared_photo_sets_and_read_back_alike(tmp_path):
+    prepare_folder(tmp_path)
+    written = []
+    for seed in (3, 1, 2):
+        label = truth(plan_scene(seed), f"render_{seed:06d}.jpg")
+        cv2.imwrite(str(tmp_path / "images" / label["image"]), np.zeros((480, 640, 3), np.uint8))
+        write_labels(tmp_path, label)
+        written.append(label)
+    assert write_manifest(tmp_path) == 3
+    read = load_folder(tmp_path)
+    assert [r.path.name for r in read] == [f"render_{s:06d}.jpg" for s in (1, 2, 3)]
+    by_name = {label["image"]: label for label in written}
+    for image in read:
+        label = by_name[image.path.name]
+        assert image.values == tuple(label["values"])
+        assert image.expected_status == label["status"]
+        boxes = image.boxes_in_pixels(640, 480)
+        assert boxes is not None and len(boxes) == len(yolo_lines(label))
+        for box, die in zip(boxes, [d for d in label["dice"] if d["in_view"] >= COUNTED]):
+            assert box.value == die["value"]
+            assert math.isclose(box.x, (die["box"][0] + die["box"][2]) / 2, abs_tol=0.01)
+    assert json.loads((tmp_path / "truth" / "render_000001.json").read_text())["seed"] == 1
+
+
+def test_the_camera_exposes_to_middle_grey_and_a_dim_room_is_noisier():
+    rng = np.random.default_rng(0)
+    light = rng.uniform(0.5, 1.5, (120, 160, 3)).astype(np.float32)
+    lens = plan_scene(2).lens
+    assert math.isclose(float((light * exposure_gain(light, 0.0)).mean()), MIDDLE_GREY, rel_tol=0.05)
+    flat = np.full((120, 160, 3), 0.3, np.float32)
+    bright = develop(flat, lens, seed=1).astype(float)
+    dim = develop(flat / 50, lens, seed=1).astype(float)
+    assert abs(bright.mean() - dim.mean()) < 3
+    assert dim.std() > 1.5 * bright.std()
+    assert np.array_equal(develop(flat, lens, seed=1), develop(flat, lens, seed=1))
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_tray_outline_surrounds_the_dice(seed):
+    label = truth(plan_scene(seed), "a.jpg")
+    rim = np.array(label["tray_outline"], np.float32)
+    for die in label["dice"]:
+        assert cv2.pointPolygonTest(rim, (die["x"], die["y"]), False) >= 0
