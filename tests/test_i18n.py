@@ -68,8 +68,9 @@ def test_category_names_are_those_of_the_rules(language):
 def test_serbian_is_written_in_cyrillic():
     latin = re.compile(r"[A-Za-z]")
     serbian = load_catalog("sr")
-    # Placeholders such as {name} are code, not words.
-    words = {key: re.sub(r"\{\w+\}", "", text) for key, text in serbian.items()}
+    # Placeholders such as {name}, and a plural's "{count, plural, one {...} other {...}}", are code.
+    code = re.compile(r"\{\w+\}|\{\w+, plural,|\b(?:zero|one|two|few|many|other)\s*\{")
+    words = {key: code.sub("", text) for key, text in serbian.items()}
     assert {key: text for key, text in words.items() if latin.search(text)} == {}
 
 

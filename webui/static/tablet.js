@@ -25,7 +25,7 @@ const page = {
   pastGames: [],
   historyGame: null,
   busy: false,
-  connected: false,
+  connected: null, // null until the first answer: not yet known to be unreachable
   wasLost: false,
   events: null,
   reconnectDelay: 1000,
@@ -36,6 +36,8 @@ const page = {
   toastTimer: null,
   stillReading: null, // the reading (as JSON) whose picture the camera dialog shows
   thumbReading: null, // and the one the game screen's small picture shows
+  handRoll: null, // the last roll typed by hand (game, turn, roll number)
+  readingBeforeHand: null, // and the camera's reading when it was typed
 };
 
 // --- words ---------------------------------------------------------------------------------------
@@ -50,21 +52,74 @@ function pickLanguage() {
   return "en";
 }
 
+// Catalogue texts are ICU-style messages: "{name}" is a value, and "{points, plural, one {# point}
+// other {# points}}" picks the form the language's plural rules ask for (# is the number).
 function t(key, params = {}) {
   const text = CONFIG.catalogs[page.language][key] ?? CONFIG.catalogs.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return formatMessage(text, params);
 }
 
+function formatMessage(text, params) {
+  let out = "";
+  let at = 0;
+  for (let open = text.indexOf("{"); open >= 0; open = text.indexOf("{", at)) {
+    const close = closingBrace(text, open);
+    out += text.slice(at, open) + formatArgument(text.slice(open + 1, close), params);
+    at = close + 1;
+  }
+  return out + text.slice(at);
+}
+
+function closingBrace(text, open) {
+  let depth = 0;
+  for (let at = open; at < text.length; at++) {
+    if (text[at] === "{") depth++;
+    else if (text[at] === "}" && --depth === 0) return at;
+  }
+  return text.length - 1;
+}
+
+function formatArgument(inner, params) {
+  const plural = inner.match(/^(\w+),\s*plural,([\s\S]*)$/);
+  if (!plural) return inner in params ? formatValue(params[inner]) : "{" + inner + "}";
+  const [, name, body] = plural;
+  const forms = {};
+  for (let at = 0; at < body.length;) {
+    const selector = body.slice(at).match(/^\s*(=\d+|\w+)\s*\{/);
+    if (!selector) break;
+    const open = at + selector[0].length - 1;
+    const close = closingBrace(body, open);
+    forms[selector[1]] = body.slice(open + 1, close);
+    at = close + 1;
+  }
+  const value = params[name];
+  const number = typeof value === "object" ? value.value : Number(value);
+  const digits = typeof value === "object" ? value.digits : 0;
+  const rules = new Intl.PluralRules(locale(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const form = forms["=" + number] ?? forms[rules.select(number)] ?? forms.other ?? "";
+  return formatMessage(form.replaceAll("#", formatValue(value)), params);
+}
+
+// A number shown with one decimal (points against the advisor): plural rules see the decimals too.
+function oneDecimal(value) {
+  return { value, digits: 1 };
+}
+
+function formatValue(value) {
+  if (value !== null && typeof value === "object") {
+    return new Intl.NumberFormat(locale(), { minimumFractionDigits: value.digits, maximumFractionDigits: value.digits }).format(value.value);
+  }
+  return String(value);
+}
+
+const LOCALES = { sr: "sr-Cyrl", pt: "pt-BR" };
+
 function locale() {
-  return page.language === "sr" ? "sr-Cyrl" : page.language;
+  return LOCALES[page.language] ?? page.language;
 }
 
 function categoryName(category) {
   return t("cat." + category);
-}
-
-function formatPoints(value) {
-  return new Intl.NumberFormat(locale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
 }
 
 function formatDate(iso) {
@@ -235,6 +290,10 @@ function askPin(wrong) {
 // One write: the version seen goes with it; a stale version refetches, a PIN refusal asks once.
 async function send(path, payload) {
   if (page.busy) return false;
+  if (page.connected === false) {
+    showToast(t("err.network"));
+    return false;
+  }
   page.busy = true;
   document.body.classList.add("busy");
   try {
@@ -285,8 +344,10 @@ function setConnected(connected) {
     badge.className = "connection lost";
     badge.textContent = t("conn_lost");
     badge.hidden = false;
+    render();
     return;
   }
+  render();
   if (!page.wasLost) return;
   page.wasLost = false;
   badge.className = "connection ok";
@@ -349,6 +410,8 @@ function screenToShow() {
 
 function render() {
   translateStatic();
+  // What needs the table (every write) looks and acts disabled while it cannot be reached.
+  document.body.classList.toggle("unreachable", page.connected === false);
   const screen = screenToShow();
   for (const name of ["loading", "start", "game", "over", "history"]) $("screen-" + name).hidden = name !== screen;
   document.body.dataset.screen = screen;
@@ -373,8 +436,9 @@ function renderTopbar(screen) {
   undo.disabled = !(game && game.can_undo);
   $("new-game-button").hidden = screen === "start";
   $("history-button").hidden = screen === "history";
-  const camera = page.state ? page.state.camera : null;
-  const status = camera ? camera.status : "off";
+  // Out of touch with the table, its last camera status may no longer be true: say it is not known.
+  const camera = page.state && page.connected !== false ? page.state.camera : null;
+  const status = camera ? camera.status : page.state ? "unknown" : "off";
   const pill = $("camera-pill");
   setAttr(pill, "data-status", status);
   setText($("camera-pill-text"), t("cam." + status));
@@ -412,7 +476,7 @@ function renderStart() {
       el("button", {
         type: "button",
         class: "button",
-        lang: language === "sr" ? "sr-Cyrl" : language,
+        lang: LOCALES[language] ?? language,
         "aria-pressed": String(language === page.language),
         "data-language": language,
         text: CONFIG.catalogs[language].language_name,
@@ -604,7 +668,9 @@ function renderCameraMessage(game, camera) {
   const box = $("camera-message");
   let text = null;
   let tone = "info";
-  if (camera.status === "offline") {
+  if (page.connected === false) {
+    text = null; // the top bar says the table is out of reach; what it last said of its camera may be old
+  } else if (camera.status === "offline") {
     text = [cameraText(camera), t("cam_offline_help")].filter(Boolean).join(" · ");
     tone = "bad";
   } else if (game.rolls_left === 0 && (camera.status === "unsure" || (camera.reading && camera.reading_counted === false))) {
@@ -657,7 +723,7 @@ function adviceParts(game, advice) {
 // The advisor's ev covers the rest of the game only; players think in final totals.
 function expectedTotal(game, ev) {
   const banked = game.totals[game.current_player];
-  return el("p", { text: t("advice_ev", { ev: formatPoints(banked + ev) }) });
+  return el("p", { text: t("advice_ev", { ev: oneDecimal(banked + ev) }) });
 }
 
 // The sheet's rows and columns are built once per game and language; a state changes cells in place.
@@ -839,9 +905,17 @@ function followTheThrow() {
 // message is about: a glance shows every die found and read (a tap shows it large).
 function renderCameraThumb(game, camera) {
   const thumb = $("camera-thumb");
+  const shownKey = readingKey(camera);
+  // Dice typed by hand after a throw are not that throw: its picture beside them would say they were.
+  const rollKey = JSON.stringify([game.id, game.history.length, game.roll_number]);
+  if (game.dice_source === "manual" && page.handRoll !== rollKey) {
+    page.handRoll = rollKey;
+    page.readingBeforeHand = shownKey;
+  }
+  const typedAfter = game.dice_source !== "camera" && page.readingBeforeHand === shownKey;
   const isTheRoll = camera.reading_counted && game.dice && game.dice_source !== "manual";
   const isTalkedAbout = camera.status === "unsure" || (camera.notes && camera.notes.length > 0);
-  const reading = camera.reading && (isTheRoll || isTalkedAbout) ? readingKey(camera) : null;
+  const reading = camera.reading && !typedAfter && (isTheRoll || isTalkedAbout) ? shownKey : null;
   if (reading === page.thumbReading) return;
   page.thumbReading = reading;
   thumb.hidden = true;
@@ -887,7 +961,7 @@ function playerSummaries(game) {
           el("h4", { text: t("costly_title") }),
           costly.length
             ? el("ul", { class: "costly" }, costly.map((turn) =>
-                el("li", { text: t("costly_line", { turn: turn.turn, category: categoryName(turn.category), points: turn.points, cost: formatPoints(turn.cost) }) })))
+                el("li", { text: t("costly_line", { turn: turn.turn, category: categoryName(turn.category), points: turn.points, cost: oneDecimal(turn.cost) }) })))
             : el("p", { class: "muted", text: t("costly_none") }),
         ]
       : [];
@@ -950,9 +1024,10 @@ function navigate(path) {
 
 // --- a Yacht is celebrated ------------------------------------------------------------------------
 
+// Only a Yacht the player can still score: with the Yacht row filled, five alike is just dice.
 function celebrateYacht(previous, state) {
   const game = state.game;
-  if (!game || !game.dice || new Set(game.dice).size !== 1) return;
+  if (!game || !game.dice || new Set(game.dice).size !== 1 || game.open_scores.yacht !== 50) return;
   const key = [game.id, game.history.length, game.roll_number, game.dice[0]].join(":");
   const before = previous && previous.game;
   const alreadyShown = before && before.id === game.id && before.dice && before.dice.join() === game.dice.join();
