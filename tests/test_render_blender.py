@@ -39,7 +39,7 @@ def test_each_labelled_box_holds_as_many_pips_as_its_value(pips):
         lights=(Light("AREA", (100.0, 50.0, 1200.0), 800.0, 300.0, (1.0, 1.0, 1.0)),), ambient=(0.2, 0.2, 0.2),
         camera=Camera(look_at(position, np.zeros(3), 0.0), position, focal_pixels(640, 480), 640, 480),
         tilt=0.0, hand=(), extras=(),
-        lens=Lens(focal_pixels(640, 480), 8.0, 204.0, (0.0, 0.0), 0.0, 0.5, 95),
+        lens=Lens(focal_pixels(640, 480), 8.0, 204.0, (0.0, 0.0), 0.0, 1.0, 0.5, 95),
     )
     picture = develop(render_linear(scene, samples=8), scene.lens, seed=0)
     label = truth(scene, "a.jpg")

@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="folder for images/, labels/, truth/, manifest.csv")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first scene (default 0)")
     parser.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
-    parser.add_argument("--samples", type=int, default=16, help="Cycles samples per pixel (default 16, denoised)")
+    parser.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (default 8, denoised)")
     parser.add_argument("--threads", type=int, default=0, help="render threads (default: every core)")
     args = parser.parse_args(argv)
     if args.count < 0 or args.samples < 1 or args.threads < 0:

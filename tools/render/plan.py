@@ -110,6 +110,7 @@ class Lens:
     focus_mm: float  # distance the lens is focused at (autofocus is rarely exactly on the dice)
     motion_blur: tuple[float, float]  # (length px, angle deg) of camera shake during the exposure
     exposure: float  # stops above (+) or below (-) a middle-grey exposure
+    gain: float  # the sensor's analogue gain: 1-2.5 in a lit room, 4-8 in a dim one, where noise shows
     noise: float  # read noise in 8-bit levels at unit gain
     jpeg_quality: int
 
@@ -410,6 +411,7 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE) -> Scene:
         focus_mm=float(target * (rng.uniform(0.45, 0.8) if defocus else 1.0)),
         motion_blur=(float(rng.uniform(1.5, 6)) if rng.random() < 0.2 else 0.0, float(rng.uniform(0, 180))),
         exposure=float(rng.uniform(-1.3, -0.4) if lighting == "dim room" else rng.uniform(-0.4, 0.4)),
+        gain=float(rng.uniform(4, 8) if lighting == "dim room" else rng.uniform(1, 2.5)),
         noise=float(rng.uniform(0.6, 2.5)), jpeg_quality=int(rng.integers(60, 96)),
     )
     return Scene(

@@ -11,7 +11,7 @@ import numpy as np
 from .plan import Lens
 
 MIDDLE_GREY = 0.18
-WELL_LIT_GAIN = 1.0  # the exposure gain of a picture under the brightest planned lights
+FULL_SCALE_ELECTRONS = 4000.0
 
 
 def exposure_gain(linear: np.ndarray, stops: float) -> float:
@@ -45,13 +45,11 @@ def tone(linear: np.ndarray) -> np.ndarray:
 def develop(linear_rgb: np.ndarray, lens: Lens, seed: int) -> np.ndarray:
     """The BGR uint8 picture a Pi camera would deliver from the rendered scene light (H x W x 3 RGB)."""
     rng = np.random.default_rng(seed)
-    gain = exposure_gain(linear_rgb, lens.exposure)
-    image = shake(linear_rgb.astype(np.float32) * gain, *lens.motion_blur)
-    # Shot noise: variance proportional to the light; read noise: constant. Both grow with the analogue
-    # gain, which rises as the room darkens (the renderer's absolute light stands in for the scene's).
-    analogue = float(np.clip(gain / WELL_LIT_GAIN, 1.0, 16.0))
-    shot = np.sqrt(np.maximum(image, 0) * analogue / 3000.0)
-    sigma = np.sqrt(shot ** 2 + (lens.noise * analogue / 255.0) ** 2)
+    image = shake(linear_rgb.astype(np.float32) * exposure_gain(linear_rgb, lens.exposure), *lens.motion_blur)
+    # Shot noise: variance proportional to the light collected (a 1.4 um pixel holds a few thousand
+    # electrons; binning to 640x480 averages many); read noise: constant. Both grow with the gain.
+    shot = np.sqrt(np.maximum(image, 0) * lens.gain / FULL_SCALE_ELECTRONS)
+    sigma = np.sqrt(shot ** 2 + (lens.noise * lens.gain / 4 / 255.0) ** 2)
     image = image + rng.normal(0, 1, image.shape).astype(np.float32) * sigma
     display = np.clip(tone(image), 0, 1)
     bgr = (display[..., ::-1] * 255 + 0.5).astype(np.uint8)

@@ -1,0 +1,47 @@
+"""Scoring the reader on rendered pictures: missed dice and cocked dice taken for flat ones."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.render.measure import judge, report
+from vision import Die, Problem, Reading
+
+
+def _label(cocked: bool) -> dict:
+    dice = [{"value": 3, "box": [10, 10, 40, 40], "in_view": 1.0, "cocked": False},
+            {"value": 5, "box": [100, 100, 130, 130], "in_view": 1.0, "cocked": cocked},
+            {"value": 2, "box": [200, 10, 230, 40], "in_view": 0.3, "cocked": False}]
+    conditions = {"wood_tray": True, "hard_shadow": False, "translucent": False, "touching": False,
+                  "tilt_deg": 8.0, "cocked": cocked, "glare": False, "lighting": "warm bulb", "hand": False,
+                  "defocus": False, "motion_blur_px": 0.0, "die_px": 30.0}
+    return {"dice": dice, "values": [3, 5], "status": "unsure" if cocked else "ok", "conditions": conditions}
+
+
+def test_a_die_with_nothing_read_in_its_box_is_missed_and_one_mostly_hidden_is_not_counted():
+    reading = Reading((Die(3, 25, 25, 30, 0, 0.9),), "ok")
+    outcome = judge(_label(cocked=False), reading)
+    assert (outcome.dice, outcome.missed, outcome.exact) == (2, 1, False)
+    outcome = judge(_label(cocked=False), Reading((Die(3, 25, 25, 30, 0, 0.9), Die(5, 115, 112, 30, 0, 0.9)), "ok"))
+    assert (outcome.missed, outcome.exact, outcome.said_unsure) == (0, True, False)
+
+
+def test_a_cocked_die_read_without_doubt_is_taken_for_flat_and_one_doubted_there_is_not():
+    dice = (Die(3, 25, 25, 30, 0, 0.9), Die(5, 115, 112, 30, 0, 0.9))
+    assert judge(_label(cocked=True), Reading(dice, "ok")).cocked_as_flat == 1
+    doubted = Reading(dice, "unsure", (Problem("looks like 5", "doubtful", 5, (116.0, 113.0)),))
+    assert judge(_label(cocked=True), doubted).cocked_as_flat == 0
+    elsewhere = Reading(dice, "unsure", (Problem("looks like 3", "doubtful", 3, (25.0, 25.0)),))
+    assert judge(_label(cocked=True), elsewhere).cocked_as_flat == 1
+
+
+def test_the_report_counts_each_condition_with_and_alone():
+    outcomes = [judge(_label(cocked=False), Reading((Die(3, 25, 25, 30, 0, 0.9),), "ok")),
+                judge(_label(cocked=True), Reading((Die(5, 115, 112, 30, 0, 0.9),), "ok"))]
+    lines = {line[:24].strip(): line for line in report(outcomes)}
+    assert lines["wood tray"].split()[2] == "2"
+    assert lines["wood tray alone"].split()[3] == "0"
+    assert "cocked read as flat 1/1" in lines["cocked dice"]
