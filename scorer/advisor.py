@@ -21,8 +21,6 @@ import hashlib
 import logging
 import os
 import struct
-import tempfile
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,12 +43,11 @@ from ._throws import (
     keep_of_code,
     keep_of_faces,
 )
-from .datadir import data_dir
-from .rules import CATEGORIES, DICE_PER_ROLL, FACES, ROW_MAXIMUM, score_all, validate_category, validate_dice
+from .files import write_atomically
+from .rules import CATEGORIES, DICE_PER_ROLL, FACES, ROLLS_PER_TURN, ROW_MAXIMUM, score_all, validate_category, validate_dice
 
 log = logging.getLogger(__name__)
 
-ROLLS_PER_TURN = 3
 STATE_COUNT = 1 << len(CATEGORIES)
 ALL_USED = STATE_COUNT - 1
 CATEGORY_BITS = 1 << np.arange(len(CATEGORIES), dtype=np.int64)
@@ -107,9 +104,8 @@ def solve_expected_rest() -> np.ndarray:
 
 # --- the cache ----------------------------------------------------------------------------------
 
-def cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
-    directory = Path(cache_dir) if cache_dir is not None else data_dir()
-    return directory / f"advisor-v{CACHE_FORMAT_VERSION}.bin"
+def cache_path(cache_dir: str | os.PathLike) -> Path:
+    return Path(cache_dir) / f"advisor-v{CACHE_FORMAT_VERSION}.bin"
 
 
 def _encode(expected: np.ndarray) -> bytes:
@@ -138,23 +134,6 @@ def _decode(data: bytes) -> np.ndarray:
     if not np.isfinite(expected).all() or expected[ALL_USED] != 0.0:
         raise CacheError("values out of range")
     return expected
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, then rename over it: a crash at any moment leaves
-    either the old file or the complete new one, never a half-written file under the real name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(handle, 0o644)  # mkstemp makes it private; the table is no secret
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 # --- advice -------------------------------------------------------------------------------------
@@ -266,8 +245,8 @@ class Advisor:
         return cls(solve_expected_rest(), "built")
 
     @classmethod
-    def load(cls, cache_dir: str | os.PathLike | None = None) -> Advisor:
-        """The table from the cache in `cache_dir` (default: the data directory). A missing,
+    def load(cls, cache_dir: str | os.PathLike) -> Advisor:
+        """The table from the cache in `cache_dir` (the table's data directory). A missing,
         truncated, corrupt or outdated cache is rebuilt and rewritten; a cache that cannot be
         written is reported in `.source` and costs only the rebuild next time."""
         path = cache_path(cache_dir)
@@ -280,7 +259,7 @@ class Advisor:
             log.warning("advisor cache %s rebuilt: %s", path, error)
         expected = solve_expected_rest()
         try:
-            _write_atomically(path, _encode(expected))
+            write_atomically(path, _encode(expected))
         except OSError as error:
             log.warning("advisor cache %s not written: %s", path, error)
             return cls(expected, f"built ({reason}); cache not written: {error}")
@@ -413,16 +392,3 @@ def _roll(rng: np.random.Generator, keeps: np.ndarray) -> np.ndarray:
     faces = rng.integers(0, len(FACES), size=(len(keeps), DICE_PER_ROLL))
     rolled = np.arange(DICE_PER_ROLL) < (DICE_PER_ROLL - KEEP_SIZE[keeps])[:, None]
     return keep_of_code(KEEP_CODE[keeps] + (FACE_CODE[faces] * rolled).sum(axis=1)) - THROW_OFFSET
-
-
-_shared: Advisor | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_advisor() -> Advisor:
-    """One advisor per process, loaded (or built) from the data directory on first use."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = Advisor.load()
-        return _shared

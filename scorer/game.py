@@ -7,60 +7,75 @@ rebuild a game after a power cut by replaying them.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .rules import CATEGORIES, _score_valid, validate_category, validate_dice
+from .actions import ROLL_SOURCES, Action, Correct, Record, Roll, Undo
+from .rules import CATEGORIES, ROLLS_PER_TURN, _score_valid, validate_category, validate_dice
 
 MAX_PLAYERS = 8
 MAX_NAME_LENGTH = 24
-MAX_ROLLS_PER_TURN = 3
 TURNS_PER_PLAYER = len(CATEGORIES)
-ROLL_SOURCES = ("manual", "camera")
 
 
 class GameError(ValueError):
-    """An action the rules refuse. The game is unchanged when one is raised."""
+    """An action the rules refuse. The game is unchanged when one is raised. `code` names the
+    reason for a program (the tablet words it in the player's language)."""
 
     code = "refused"
 
 
-class InvalidPlayersError(GameError):
+class InvalidInputError(GameError):
+    """The action itself is malformed (a die of 7, an unknown category): it could never be played.
+    `field` names the action's value at fault."""
+
+    field: str | None = None
+
+
+class StateConflictError(GameError):
+    """A well-formed action that the game's state refuses now (a fourth roll, a category used)."""
+
+
+class InvalidPlayersError(InvalidInputError):
     code = "invalid_players"
+    field = "players"
 
 
-class InvalidDiceError(GameError):
+class InvalidDiceError(InvalidInputError):
     code = "invalid_dice"
+    field = "dice"
 
 
-class UnknownCategoryError(GameError):
+class UnknownCategoryError(InvalidInputError):
     code = "unknown_category"
+    field = "category"
 
 
-class RollLimitError(GameError):
+class InvalidActionError(InvalidInputError):
+    code = "invalid_action"
+
+
+class RollLimitError(StateConflictError):
     code = "roll_limit"
 
 
-class NoRollError(GameError):
+class NoRollError(StateConflictError):
     code = "no_roll"
 
 
-class CategoryUsedError(GameError):
+class CategoryUsedError(StateConflictError):
     code = "category_used"
 
 
-class GameOverError(GameError):
+class GameOverError(StateConflictError):
     code = "game_over"
 
 
-class NothingToUndoError(GameError):
+class NothingToUndoError(StateConflictError):
     code = "nothing_to_undo"
-
-
-class InvalidActionError(GameError):
-    code = "invalid_action"
 
 
 def validate_players(players: object) -> tuple[str, ...]:
@@ -129,43 +144,61 @@ class Game:
 
     def __init__(self, players: Iterable[str]):
         self.players: tuple[str, ...] = validate_players(players)
-        self._actions: list[dict[str, Any]] = []
+        self._actions: list[Action] = []
         self._reset_derived()
 
-    # --- actions -------------------------------------------------------------------------
+    # --- actions ---------------------------------------------------------------------------
 
     def roll(self, dice: Sequence[int], source: str = "manual") -> None:
         """A throw of all five dice (kept dice included), counted as the turn's next roll."""
-        self.apply({"type": "roll", "dice": dice, "source": source})
+        self.apply(Roll(dice, source))
 
     def correct(self, dice: Sequence[int]) -> None:
         """Replace the current roll's values (a misread die) without counting a roll."""
-        self.apply({"type": "correct", "dice": dice})
+        self.apply(Correct(dice))
 
     def record(self, category: str) -> int:
         """Enter the current dice in `category` for the current player; returns the points."""
-        self.apply({"type": "record", "category": category})
+        self.apply(Record(category))
         return self._history[-1].points
 
-    def undo(self) -> dict[str, Any]:
+    def undo(self) -> Action:
         """Take back the last action and return it."""
-        if not self._actions:
-            raise NothingToUndoError("there is nothing to undo")
+        self.check(Undo())
         undone = self._actions[-1]
-        self._replay(self._actions[:-1])
-        return dict(undone)
+        self._apply_checked(Undo())
+        return undone
 
-    def apply(self, action: Mapping[str, Any]) -> None:
-        """Apply one action given as a dict (the journal's form). Refused actions change nothing."""
-        normalised = self._check(action)
-        self._apply_checked(normalised)
-        self._actions.append(normalised)
+    def apply(self, action: Action | Undo | Mapping[str, Any]) -> None:
+        """Play one action (or its journal form). A refused action changes nothing."""
+        self._apply_checked(self.check(action))
+
+    def check(self, action: Action | Undo | Mapping[str, Any]) -> Action | Undo:
+        """The action in its normalised form if the rules allow it now, else the GameError saying
+        why. Changes nothing."""
+        if isinstance(action, Mapping):
+            action = action_from_dict(action)
+        if isinstance(action, Undo):
+            if not self._actions:
+                raise NothingToUndoError("there is nothing to undo")
+            return action
+        return self._check(action)
+
+    def followed_by(self, action: Action | Undo) -> Game:
+        """A new game: this one after `action`, which `check` has passed. This game is unchanged."""
+        after = copy.copy(self)
+        after._actions = list(self._actions)
+        after._sheets = [dict(sheet) for sheet in self._sheets]
+        after._history = list(self._history)
+        after._apply_checked(action)
+        return after
 
     # --- what the game reports --------------------------------------------------------------
 
     @property
-    def actions(self) -> list[dict[str, Any]]:
-        return [dict(a, dice=list(a["dice"])) if "dice" in a else dict(a) for a in self._actions]
+    def actions(self) -> tuple[Action, ...]:
+        """The move stack: every action still standing, oldest first."""
+        return tuple(self._actions)
 
     @property
     def records_made(self) -> int:
@@ -200,7 +233,7 @@ class Game:
 
     @property
     def rolls_left(self) -> int:
-        return 0 if self.is_over else MAX_ROLLS_PER_TURN - self._rolls
+        return 0 if self.is_over else ROLLS_PER_TURN - self._rolls
 
     @property
     def sheets(self) -> list[dict[str, int]]:
@@ -258,7 +291,7 @@ class Game:
     # --- serialisation ---------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return {"players": list(self.players), "actions": self.actions}
+        return {"players": list(self.players), "actions": [action.to_dict() for action in self._actions]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Game:
@@ -297,69 +330,81 @@ class Game:
         self._rolls = 0
         self._dice: tuple[int, ...] | None = None
 
-    def _replay(self, actions: list[dict[str, Any]]) -> None:
-        self._reset_derived()
-        for action in actions:
-            self._apply_checked(action)
-        self._actions = actions
-
-    def _check(self, action: Mapping[str, Any]) -> dict[str, Any]:
+    def _check(self, action: Action) -> Action:
         """Validate `action` against the current state; return its normalised form."""
-        if not isinstance(action, Mapping):
-            raise InvalidActionError(f"an action must be an object, got {action!r}")
-        kind = action.get("type")
-        if kind not in ("roll", "correct", "record"):
-            raise InvalidActionError(f"unknown action type {kind!r}; valid: roll, correct, record")
+        if not isinstance(action, (Roll, Correct, Record)):
+            raise InvalidActionError(f"not an action: {action!r}")
         if self.is_over:
             raise GameOverError("the game is over")
-        if kind == "roll":
-            dice = _dice(action.get("dice"))
-            source = action.get("source", "manual")
-            if source not in ROLL_SOURCES:
+        if isinstance(action, Roll):
+            dice = _dice(action.dice)
+            if action.source not in ROLL_SOURCES:
                 raise InvalidActionError(f"roll source must be one of {', '.join(ROLL_SOURCES)}")
-            if self._rolls >= MAX_ROLLS_PER_TURN:
+            if self._rolls >= ROLLS_PER_TURN:
                 raise RollLimitError(
-                    f"{self.current_player_name} has used all {MAX_ROLLS_PER_TURN} rolls; "
+                    f"{self.current_player_name} has used all {ROLLS_PER_TURN} rolls; "
                     "choose a category"
                 )
-            return {"type": "roll", "dice": dice, "source": source}
-        if kind == "correct":
-            dice = _dice(action.get("dice"))
+            return Roll(dice, action.source)
+        if isinstance(action, Correct):
+            dice = _dice(action.dice)
             if self._dice is None:
                 raise NoRollError("there is no roll to correct yet")
-            return {"type": "correct", "dice": dice}
-        category = _category(action.get("category"))
+            return Correct(dice)
+        category = _category(action.category)
         if self._dice is None:
             raise NoRollError("roll the dice before choosing a category")
         player = self.current_player
         assert player is not None
         if category in self._sheets[player]:
             raise CategoryUsedError(f"{self.players[player]} has already used {category}")
-        return {"type": "record", "category": category}
+        return Record(category)
 
-    def _apply_checked(self, action: Mapping[str, Any]) -> None:
-        kind = action["type"]
-        if kind == "roll":
+    def _apply_checked(self, action: Action | Undo) -> None:
+        if isinstance(action, Undo):
+            # The state is derived from the actions: replaying all but the last is the undo.
+            standing = self._actions[:-1]
+            self._reset_derived()
+            self._actions = []
+            for earlier in standing:
+                self._apply_checked(earlier)
+            return
+        if isinstance(action, Roll):
             self._rolls += 1
-            self._dice = tuple(action["dice"])
-        elif kind == "correct":
-            self._dice = tuple(action["dice"])
+            self._dice = tuple(action.dice)
+        elif isinstance(action, Correct):
+            self._dice = tuple(action.dice)
         else:
             player = self.current_player
             assert player is not None and self._dice is not None
-            category = action["category"]
-            points = _score_valid(self._dice, category)
+            points = _score_valid(self._dice, action.category)
             self._history.append(
                 RecordedTurn(
                     player=player,
                     turn=self.turn or 0,
                     dice=self._dice,
                     rolls=self._rolls,
-                    category=category,
+                    category=action.category,
                     points=points,
                     used_before=frozenset(self._sheets[player]),
                 )
             )
-            self._sheets[player][category] = points
+            self._sheets[player][action.category] = points
             self._rolls = 0
             self._dice = None
+        self._actions.append(action)
+
+
+def action_from_dict(data: object) -> Action:
+    """An action from its journal form, or InvalidActionError naming what is wrong with its shape
+    (its values are the game's to check)."""
+    if not isinstance(data, Mapping):
+        raise InvalidActionError(f"an action must be an object, got {data!r}")
+    kind = data.get("type")
+    if kind == "roll":
+        return Roll(data.get("dice"), data.get("source", "manual"))  # type: ignore[arg-type]
+    if kind == "correct":
+        return Correct(data.get("dice"))  # type: ignore[arg-type]
+    if kind == "record":
+        return Record(data.get("category"))  # type: ignore[arg-type]
+    raise InvalidActionError(f"unknown action type {kind!r}; valid: roll, correct, record")

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 DICE_PER_ROLL = 5
+ROLLS_PER_TURN = 3
 FACES = (1, 2, 3, 4, 5, 6)
 
 # Score-sheet order, as RULES.md lists them.

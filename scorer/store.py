@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .actions import Action, Undo
 from .game import Game, GameError
 
 SCHEMA_VERSION = 2
@@ -56,8 +57,6 @@ class StoreError(RuntimeError):
 
 class UnknownGameError(KeyError):
     """No game with that id."""
-
-    code = "unknown_game"
 
     def __str__(self) -> str:
         return f"there is no game {self.args[0]!r}"
@@ -189,7 +188,8 @@ class GameStore:
             )
             self._insert_row(game_id, "start", {"players": list(game.players)}, at=started)
             for action in game.actions:
-                self._insert_row(game_id, action["type"], action, at=started)
+                record = action.to_dict()
+                self._insert_row(game_id, record["type"], record, at=started)
             self._write_summary(game_id, game)
             if is_current:
                 self._set_meta("current_game", str(game_id))
@@ -211,18 +211,12 @@ class GameStore:
             self._set_meta("current_game", str(game_id))
         return game_id, game
 
-    def append(self, game_id: int, game: Game) -> None:
-        """Journal the action `game` has just applied (its last action); `game` is the state after."""
-        action = game.actions[-1]
+    def append(self, game_id: int, action: Action | Undo, after: Game) -> None:
+        """Journal `action`, which the game has checked; `after` is the game it leads to (the list
+        of past games shows its totals and winners)."""
         with self._lock, self._transaction():
-            self._insert_row(game_id, action["type"], action)
-            self._write_summary(game_id, game)
-
-    def append_undo(self, game_id: int, game: Game) -> None:
-        """Journal an undo that `game` has just made; `game` is the state after it."""
-        with self._lock, self._transaction():
-            self._insert_row(game_id, "undo", {})
-            self._write_summary(game_id, game)
+            self._insert_row(game_id, action.to_dict()["type"], action.to_dict())
+            self._write_summary(game_id, after)
 
     def set_current(self, game_id: int | None) -> None:
         with self._lock, self._transaction():
@@ -263,7 +257,7 @@ class GameStore:
                 elif game is None:
                     raise StoreError(f"game {game_id}'s journal does not begin with its start")
                 elif kind == "undo":
-                    game.undo()
+                    game.apply(Undo())
                 else:
                     game.apply(action)
             except (GameError, KeyError, TypeError, json.JSONDecodeError) as error:

@@ -17,7 +17,6 @@ from scorer.advisor import (
     STATE_COUNT,
     Advisor,
     cache_path,
-    shared_advisor,
     solve_expected_rest,
 )
 from scorer.rules import CATEGORIES, ROW_MAXIMUM, score
@@ -306,14 +305,6 @@ def test_a_failed_write_leaves_the_old_cache_and_no_temporary_file(cache_dir, tm
     assert "power cut" in advisor.source
     assert path.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
-
-
-def test_the_shared_advisor_is_loaded_once_from_the_data_directory(tmp_path, monkeypatch):
-    monkeypatch.setenv("YACHT_TABLE_DATA_DIR", str(tmp_path))
-    monkeypatch.setattr(advisor_module, "_shared", None)
-    first = shared_advisor()
-    assert shared_advisor() is first
-    assert cache_path(tmp_path).exists()
 
 
 def test_the_table_has_one_value_per_used_set():

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorer.actions import Record
 from scorer import (
     CATEGORIES,
     CategoryUsedError,
@@ -186,7 +187,7 @@ def test_undo_of_a_record_restores_the_turn_and_dice():
     game.roll([3, 3, 3, 6, 6])
     game.record("full_house")
     undone = game.undo()
-    assert undone == {"type": "record", "category": "full_house"}
+    assert undone == Record("full_house")
     assert game.current_player_name == "Ana"
     assert game.roll_number == 2
     assert game.dice == (3, 3, 3, 6, 6)

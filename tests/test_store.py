@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import CATEGORIES, Game, GameError
+from scorer.actions import Undo
 from scorer.game import InvalidPlayersError
 from scorer.store import SCHEMA_VERSION, GameStore, StoreError, UnknownGameError
 
@@ -20,9 +21,10 @@ def store(tmp_path):
     opened.close()
 
 
-def play(store: GameStore, game_id: int, game: Game, action: dict) -> None:
-    game.apply(action)
-    store.append(game_id, game)
+def play(store: GameStore, game_id: int, game: Game, action: dict | Undo) -> None:
+    checked = game.check(action)
+    store.append(game_id, checked, game.followed_by(checked))
+    game.apply(checked)
 
 
 def test_a_new_database_has_the_current_schema_in_wal_mode(store):
@@ -49,8 +51,8 @@ def test_undo_is_journaled_and_replayed(store):
     game_id, game = store.start_game(["Ana"])
     play(store, game_id, game, {"type": "roll", "dice": [6, 6, 6, 6, 6]})
     play(store, game_id, game, {"type": "record", "category": "yacht"})
+    store.append(game_id, Undo(), game.followed_by(Undo()))
     game.undo()
-    store.append_undo(game_id, game)
     assert store.journal_length(game_id) == 4  # start, roll, record, undo
     rebuilt = store.load(game_id)
     assert rebuilt.sheets == [{}]
@@ -185,11 +187,7 @@ def test_any_accepted_sequence_replays_to_the_same_game(tmp_path_factory, sequen
     game_id, game = store.start_game(["Ana", "Ben"])
     for action in sequence:
         try:
-            if action["type"] == "undo":
-                game.undo()
-                store.append_undo(game_id, game)
-            else:
-                play(store, game_id, game, action)
+            play(store, game_id, game, Undo() if action["type"] == "undo" else action)
         except GameError:
             pass
     assert store.load(game_id) == game
