@@ -23,7 +23,7 @@ import numpy as np
 from hardware.calibrate import find_tray_region
 from hardware.camera import ReplayCamera
 from hardware.fake_camera import FakeCamera, blank_image
-from hardware.supervisor import LIVE, OFFLINE, CameraSupervisor
+from hardware.supervisor import CameraState, CameraSupervisor
 
 
 def wait_for(condition, timeout: float = 15.0) -> float:
@@ -39,11 +39,11 @@ def fault_latencies(fault: str) -> tuple[float, float]:
     """Seconds from the fault to 'offline', and from the repair to 'live' again."""
     fake = FakeCamera([blank_image()], frame_interval=1 / 30)
     with CameraSupervisor(fake.open, source="fake") as supervisor:
-        wait_for(lambda: supervisor.status.state == LIVE)
+        wait_for(lambda: supervisor.status.state is CameraState.LIVE)
         (fake.stall if fault == "stall" else fake.unplug)()
-        offline = wait_for(lambda: supervisor.status.state == OFFLINE)
+        offline = wait_for(lambda: supervisor.status.state is CameraState.OFFLINE)
         (fake.resume if fault == "stall" else fake.plug_in)()
-        back = wait_for(lambda: supervisor.status.state == LIVE)
+        back = wait_for(lambda: supervisor.status.state is CameraState.LIVE)
     return offline, back
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .camera import Camera
+from .frames import Camera
 
 Region = tuple[int, int, int, int]  # x, y, width, height in pixels
 MIN_TRAY_FRACTION = 0.05

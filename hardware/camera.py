@@ -2,89 +2,68 @@
 
 A source is chosen by a string that the CLI and the configuration both accept:
 
+    auto            the Pi camera, else webcam 0; with neither, no camera (and both are tried again)
     pi              the Raspberry Pi camera (picamera2)
     usb:N           webcam number N (cv2.VideoCapture)
     /dev/video2     a device path, or rtsp://... / http://... a stream URL
     replay:PATH     a folder of images or a video file, looped at a set frame rate
-    auto            pi, then usb:0, then a replay of the repository's samples/ folder
+    demo            a replay of the sample throws that come with Yacht Table
+    off             no camera: every roll is entered on the tablet
+
+A replay is only ever what was asked for by name: a table whose camera is missing must not score
+sample pictures as the players' throws.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
-import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .frames import (
+    DEFAULT_READ_TIMEOUT,
+    BackgroundCamera,
+    Camera,
+    CameraDisconnected,
+    CameraError,
+    CameraTimeout,
+    CameraUnavailable,
+    Frame,
+    camera_picture,
+)
+
+__all__ = [
+    "DEFAULT_READ_TIMEOUT", "Camera", "CameraDisconnected", "CameraError", "CameraTimeout",
+    "CameraUnavailable", "Frame", "ReplayCamera", "SourceSpec", "VideoCaptureCamera", "demo_samples_dir",
+    "list_images", "open_camera", "parse_source", "read_sequence",
+]
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
-DEFAULT_READ_TIMEOUT = 1.5
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
+# A checkout (or an editable install) has the samples beside the packages; an installed copy has
+# them as the package data of `yacht_table_samples`.
+CHECKOUT_SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES_PACKAGE = "yacht_table_samples"
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One picture: BGR uint8 array (height, width, 3), monotonic capture time, running index."""
-
-    image: np.ndarray
-    timestamp: float
-    index: int
-
-
-class CameraError(Exception):
-    """A camera could not deliver a frame; the message is fit for the tablet's status line."""
-
-
-class CameraUnavailable(CameraError):
-    """The source cannot be opened: missing device, missing library, missing files."""
-
-
-class CameraDisconnected(CameraError):
-    """The source was open and went away (USB pulled, stream ended)."""
-
-
-class CameraTimeout(CameraError):
-    """The source is open but delivered no frame in time."""
-
-
-class Camera(ABC):
-    """A source of frames. Not thread-safe: one reader at a time."""
-
-    source: str
-    name: str
-
-    @abstractmethod
-    def read(self, timeout: float = DEFAULT_READ_TIMEOUT) -> Frame:
-        """The next frame, waiting at most `timeout` seconds; raises a CameraError subclass on failure."""
-
-    @abstractmethod
-    def close(self) -> None:
-        """Release the device. Safe to call twice."""
-
-    def __enter__(self) -> Camera:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.close()
-
-
-def _as_bgr(image: np.ndarray, origin: str) -> np.ndarray:
-    """Frames are always 3-channel uint8; a grey or BGRA picture is converted, anything else refused."""
-    if image.dtype != np.uint8:
-        raise CameraError(f"{origin}: expected 8-bit pixels, got {image.dtype}")
-    if image.ndim == 2:
-        return np.repeat(image[:, :, None], 3, axis=2)
-    if image.ndim == 3 and image.shape[2] == 3:
-        return image
-    if image.ndim == 3 and image.shape[2] == 4:
-        return np.ascontiguousarray(image[:, :, :3])
-    raise CameraError(f"{origin}: expected a colour picture, got an array of shape {image.shape}")
+def demo_samples_dir() -> Path:
+    """The folder of sample throws that `demo` replays, or CameraUnavailable saying how to get it."""
+    if (CHECKOUT_SAMPLES / "images").is_dir():
+        return CHECKOUT_SAMPLES
+    # A folder of data, not code: found by its place on the import path rather than imported.
+    spec = importlib.util.find_spec(SAMPLES_PACKAGE)
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        if (Path(folder) / "images").is_dir():
+            return Path(folder)
+    raise CameraUnavailable(
+        "the demo's sample throws are not installed here; clone the Yacht Table repository and "
+        "run `yacht-table serve --camera replay:PATH/samples`")
 
 
 class _Pacer:
@@ -203,7 +182,7 @@ class ReplayCamera(Camera):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             raise CameraError(f"cannot read image {path} (missing or not a picture)")
-        return _as_bgr(image, str(path))
+        return camera_picture(image, str(path))
 
     def _next_video_image(self) -> np.ndarray:
         import cv2
@@ -218,7 +197,7 @@ class ReplayCamera(Camera):
             ok, image = self._video.read()
             if not ok:
                 raise CameraError(f"cannot decode any frame of {self.path}")
-        self._held = _as_bgr(image, str(self.path))
+        self._held = camera_picture(image, str(self.path))
         return self._held
 
     def close(self) -> None:
@@ -234,76 +213,6 @@ def _open_video_file(path: Path):
     if not video.isOpened():
         raise CameraUnavailable(f"cannot open video file {path} (unknown format or damaged)")
     return video
-
-
-class BackgroundCamera(Camera):
-    """A camera whose driver call blocks: a thread keeps grabbing so `read` returns the newest
-    picture, not one that waited in the driver's queue while the dice moved, and so `read` honours
-    its timeout even when the driver hangs on a pulled cable."""
-
-    def _start_grabbing(self) -> None:
-        self._condition = threading.Condition()
-        self._latest: Frame | None = None
-        self._failure: CameraError | None = None
-        self._returned_index = -1
-        self._stopping = False
-        self._thread = threading.Thread(target=self._grab_loop, name=f"grab {self.name}", daemon=True)
-        self._thread.start()
-
-    @abstractmethod
-    def _grab(self) -> np.ndarray:
-        """Block until the driver has the next picture; raise CameraError when it cannot."""
-
-    @abstractmethod
-    def _release(self) -> None:
-        """Free the driver; called once the grab thread is out of `_grab`."""
-
-    def _grab_loop(self) -> None:
-        index = 0
-        while not self._stopping:
-            try:
-                image = _as_bgr(self._grab(), self.name)
-                failure = None
-            except CameraError as error:
-                failure = error
-            except Exception as error:  # a driver fault must reach the reader, not kill the thread silently
-                failure = CameraDisconnected(f"{self.name} failed: {type(error).__name__}: {error}")
-            with self._condition:
-                if self._stopping:
-                    return
-                if failure is not None:
-                    self._failure = failure
-                    self._condition.notify_all()
-                    return
-                self._latest = Frame(image, time.monotonic(), index)
-                index += 1
-                self._condition.notify_all()
-
-    def read(self, timeout: float = DEFAULT_READ_TIMEOUT) -> Frame:
-        deadline = time.monotonic() + timeout
-        with self._condition:
-            while True:
-                if self._latest is not None and self._latest.index > self._returned_index:
-                    self._returned_index = self._latest.index
-                    return self._latest
-                if self._failure is not None:
-                    raise self._failure
-                if self._stopping:
-                    raise CameraDisconnected(f"{self.name} is closed")
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise CameraTimeout(f"{self.name} sent no picture for {timeout:.1f} s")
-                self._condition.wait(remaining)
-
-    def close(self) -> None:
-        with self._condition:
-            if self._stopping:
-                return
-            self._stopping = True
-            self._condition.notify_all()
-        self._thread.join(timeout=2.0)
-        if not self._thread.is_alive():
-            self._release()
 
 
 class VideoCaptureCamera(BackgroundCamera):
@@ -336,7 +245,7 @@ class VideoCaptureCamera(BackgroundCamera):
 
 @dataclass(frozen=True)
 class SourceSpec:
-    """A parsed source string: kind is 'pi', 'usb', 'device', 'url', 'replay' or 'auto'."""
+    """A parsed source string: kind is 'auto', 'pi', 'usb', 'device', 'url', 'replay', 'demo' or 'off'."""
 
     kind: str
     target: str | int | None = None
@@ -345,7 +254,7 @@ class SourceSpec:
 def parse_source(text: str) -> SourceSpec:
     """Check a source string without opening anything; ValueError says what is accepted."""
     value = text.strip()
-    if value in ("pi", "auto"):
+    if value in ("pi", "auto", "demo", "off"):
         return SourceSpec(value)
     if value.startswith("usb:"):
         number = value[4:]
@@ -362,18 +271,21 @@ def parse_source(text: str) -> SourceSpec:
     if value.startswith("/dev/"):
         return SourceSpec("device", value)
     raise ValueError(
-        f"unknown camera source {text!r}: use pi, usb:N, a device path such as /dev/video0, "
-        "a stream URL, replay:PATH or auto"
+        f"unknown camera source {text!r}: use auto, pi, usb:N, a device path such as /dev/video0, "
+        "a stream URL, replay:PATH, demo or off"
     )
 
 
 def open_camera(source: str, **options) -> Camera:
     """Open the source named by `source`. Options: width, height (pi, usb), fps, hold (replay),
-    and the Pi camera's settings (see hardware.picamera.PiCameraSettings fields)."""
+    and the Pi camera's settings (see hardware.picamera.PiCameraSettings fields). `off` is no
+    source to open: the caller runs without a camera."""
     spec = parse_source(source)
     unknown = set(options) - _KNOWN_OPTIONS
     if unknown:
         raise TypeError(f"unknown camera option(s) {', '.join(sorted(unknown))}")
+    if spec.kind == "off":
+        raise CameraUnavailable("the camera is off (camera = \"off\")")
     if spec.kind == "auto":
         return _open_auto(options)
     if spec.kind == "pi":
@@ -382,6 +294,10 @@ def open_camera(source: str, **options) -> Camera:
         return open_pi_camera(**_pick(options, _PI_OPTIONS))
     if spec.kind in ("usb", "device", "url"):
         return VideoCaptureCamera(spec.target, source=source, **_pick(options, ("width", "height")))
+    if spec.kind == "demo":
+        camera = ReplayCamera(demo_samples_dir(), **_pick(options, ("fps", "hold", "loop")))
+        camera.source, camera.name = "demo", "demo: a replay of the sample throws"
+        return camera
     return ReplayCamera(spec.target, **_pick(options, ("fps", "hold", "loop")))
 
 
@@ -395,20 +311,12 @@ def _pick(options: dict, names: Sequence[str]) -> dict:
 
 
 def _open_auto(options: dict) -> Camera:
+    """The Pi camera, else webcam 0, else CameraUnavailable with every reason: the supervisor then
+    shows the table without a camera and tries both again."""
     reasons = []
     for source in ("pi", "usb:0"):
         try:
             return open_camera(source, **options)
         except CameraUnavailable as error:
             reasons.append(f"{source}: {error}")
-    if not SAMPLES_DIR.is_dir():
-        reasons.append(f"replay: the samples folder {SAMPLES_DIR} is missing")
-        raise CameraUnavailable("no camera found; " + "; ".join(reasons))
-    try:
-        camera = open_camera(f"replay:{SAMPLES_DIR}", **options)
-    except CameraUnavailable as error:
-        reasons.append(f"replay: {error}")
-        raise CameraUnavailable("no camera found; " + "; ".join(reasons)) from None
-    log.warning("no camera found, replaying %s; %s", SAMPLES_DIR, "; ".join(reasons))
-    camera.name = f"{camera.name} (no Pi camera or webcam found)"
-    return camera
+    raise CameraUnavailable("no camera found (enter the dice on the tablet); " + "; ".join(reasons))

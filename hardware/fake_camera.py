@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .camera import (
+from .frames import (
     DEFAULT_READ_TIMEOUT,
     Camera,
     CameraDisconnected,
@@ -20,7 +20,7 @@ from .camera import (
     CameraTimeout,
     CameraUnavailable,
     Frame,
-    _as_bgr,
+    camera_picture,
 )
 
 
@@ -40,7 +40,7 @@ class FakeCamera(Camera):
         images = list(images) if images is not None else [blank_image()]
         if not images:
             raise ValueError("a fake camera needs at least one image")
-        self.images = [_as_bgr(image, name) for image in images]
+        self.images = [camera_picture(image, name) for image in images]
         self.frame_interval = frame_interval
         self.name = name
         self.source = "fake"

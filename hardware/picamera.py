@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .camera import BackgroundCamera, CameraUnavailable
+from .frames import BackgroundCamera, CameraUnavailable
 
 PICAMERA2_MISSING = (
     "the Pi camera needs picamera2, which is not importable here. On Raspberry Pi OS: "

@@ -8,37 +8,38 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
+from enum import StrEnum
 
-from .camera import Camera, CameraError, Frame
+from .frames import Camera, CameraError, Frame
 
 log = logging.getLogger(__name__)
 
-CONNECTING = "connecting"
-LIVE = "live"
-OFFLINE = "offline"
-STOPPED = "stopped"
+
+class CameraState(StrEnum):
+    """The camera's condition as the tablet shows it. The supervisor knows OFF, OFFLINE and LIVE
+    (a camera being opened is OFFLINE until its first frame); the table adds READING while it reads
+    a settled throw and UNSURE when what it read cannot count as a roll."""
+
+    OFF = "off"
+    OFFLINE = "offline"
+    LIVE = "live"
+    READING = "reading"
+    UNSURE = "unsure"
 
 
 @dataclass(frozen=True)
-class CameraStatus:
-    """What the tablet shows about the camera. `since` is monotonic seconds; while offline,
+class CameraFeed:
+    """How the supervised camera is doing. `since` is monotonic seconds; while offline,
     `failures` counts failed attempts in a row and `retry_in` is the pause before the next one."""
 
-    state: str
+    state: CameraState
     message: str
     source: str
     since: float
     frames: int = 0
     failures: int = 0
     retry_in: float | None = None
-
-    @property
-    def live(self) -> bool:
-        return self.state == LIVE
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def retry_delay(attempt: int, initial: float, maximum: float) -> float:
@@ -67,13 +68,13 @@ class CameraSupervisor:
         self._stop = threading.Event()
         self._latest: Frame | None = None
         self._frame_count = 0
-        self._status = CameraStatus(CONNECTING, f"opening {source}", source, time.monotonic())
-        self._listeners: list[Callable[[CameraStatus], None]] = []
+        self._status = CameraFeed(CameraState.OFFLINE, f"opening {source}", source, time.monotonic())
+        self._listeners: list[Callable[[CameraFeed], None]] = []
         self._thread: threading.Thread | None = None
 
     # ---- what the service uses
     @property
-    def status(self) -> CameraStatus:
+    def status(self) -> CameraFeed:
         with self._condition:
             return replace(self._status, frames=self._frame_count)
 
@@ -81,7 +82,7 @@ class CameraSupervisor:
         """The newest frame while the camera is live; None while it is offline, so nobody reads
         dice from a picture of the past."""
         with self._condition:
-            return self._latest if self._status.state == LIVE else None
+            return self._latest if self._status.state is CameraState.LIVE else None
 
     def wait_for_frame(self, after: int = -1, timeout: float | None = None) -> Frame | None:
         """The first live frame with an index above `after`, or None on timeout or stop."""
@@ -89,7 +90,7 @@ class CameraSupervisor:
         with self._condition:
             while not self._stop.is_set():
                 frame = self._latest
-                if frame is not None and frame.index > after and self._status.state == LIVE:
+                if frame is not None and frame.index > after and self._status.state is CameraState.LIVE:
                     return frame
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -106,7 +107,7 @@ class CameraSupervisor:
                 last = frame.index
                 yield frame
 
-    def add_status_listener(self, listener: Callable[[CameraStatus], None]) -> None:
+    def add_status_listener(self, listener: Callable[[CameraFeed], None]) -> None:
         """`listener(status)` is called on the supervisor thread at each change of state."""
         self._listeners.append(listener)
 
@@ -124,7 +125,7 @@ class CameraSupervisor:
             self._condition.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
-        self._set_status(STOPPED, "camera stopped")
+        self._set_status(CameraState.OFF, "camera stopped")
 
     def __enter__(self) -> CameraSupervisor:
         return self if self._thread is not None else self.start()
@@ -168,9 +169,9 @@ class CameraSupervisor:
             with self._condition:
                 self._latest = replace(frame, index=self._frame_count)
                 self._frame_count += 1
-                became_live = self._status.state != LIVE
+                became_live = self._status.state is not CameraState.LIVE
                 if became_live:
-                    self._status = CameraStatus(LIVE, camera.name, self.source, time.monotonic())
+                    self._status = CameraFeed(CameraState.LIVE, camera.name, self.source, time.monotonic())
                 self._condition.notify_all()
             if became_live:
                 self._notify()
@@ -178,19 +179,19 @@ class CameraSupervisor:
 
     def _pause_after(self, reason: str, failures: int) -> int:
         delay = retry_delay(failures, self.retry_initial, self.retry_maximum)
-        self._set_status(OFFLINE, reason, failures=failures + 1, retry_in=delay)
+        self._set_status(CameraState.OFFLINE, reason, failures=failures + 1, retry_in=delay)
         self._stop.wait(delay)
         return failures + 1
 
-    def _set_status(self, state: str, message: str, failures: int = 0, retry_in: float | None = None) -> None:
+    def _set_status(self, state: CameraState, message: str, failures: int = 0, retry_in: float | None = None) -> None:
         with self._condition:
             previous = self._status
             same_state = (previous.state, previous.message) == (state, message)
-            self._status = CameraStatus(state, message, self.source,
+            self._status = CameraFeed(state, message, self.source,
                                         previous.since if same_state else time.monotonic(),
                                         failures=failures, retry_in=retry_in)
             self._condition.notify_all()
-        if state == OFFLINE and not same_state:
+        if state is CameraState.OFFLINE and not same_state:
             # once per new reason, not at every retry: this is what the service's log shows
             log.warning("camera %s offline: %s", self.source, message)
         self._notify()

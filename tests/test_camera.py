@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import cv2
 import numpy as np
@@ -160,39 +161,50 @@ def test_unknown_options_are_refused(image_folder):
 
 
 def test_settings_options_are_all_accepted(image_folder, tmp_path):
-    from hardware.config import load_settings
+    from webui.engine.settings import load_settings
 
     settings = load_settings(env={"XDG_CONFIG_HOME": str(tmp_path)})
     open_camera(f"replay:{image_folder}", **settings.camera_options()).close()
 
 
-def test_auto_falls_back_to_replaying_samples(monkeypatch, image_folder):
+def test_auto_without_a_camera_opens_none_and_says_what_it_tried(monkeypatch, image_folder):
+    """A loose ribbon cable must not turn the samples into the players' throws."""
     tried = []
 
     def unavailable(target, **_):
         tried.append(target)
-        raise CameraUnavailable("nothing here")
-
-    monkeypatch.setattr(camera_module, "VideoCaptureCamera", unavailable)
-    monkeypatch.setattr(camera_module, "SAMPLES_DIR", image_folder)
-    monkeypatch.setitem(__import__("sys").modules, "picamera2", None)
-    camera = open_camera("auto", fps=1000)
-    assert isinstance(camera, ReplayCamera) and camera.path == image_folder
-    assert camera.name.endswith("(no Pi camera or webcam found)")
-    assert tried == [0]
-
-
-def test_auto_without_samples_says_what_it_tried(monkeypatch, tmp_path):
-    def unavailable(target, **_):
         raise CameraUnavailable("no webcam")
 
     monkeypatch.setattr(camera_module, "VideoCaptureCamera", unavailable)
-    monkeypatch.setattr(camera_module, "SAMPLES_DIR", tmp_path / "samples")
+    monkeypatch.setattr(camera_module, "CHECKOUT_SAMPLES", image_folder)
     monkeypatch.setitem(__import__("sys").modules, "picamera2", None)
     with pytest.raises(CameraUnavailable) as caught:
         open_camera("auto")
     message = str(caught.value)
-    assert "pi:" in message and "usb:0: no webcam" in message and "samples folder" in message
+    assert "no camera found" in message and "pi:" in message and "usb:0: no webcam" in message
+    assert tried == [0]
+
+
+def test_demo_replays_the_sample_throws_by_name(monkeypatch, tmp_path, image_folder):
+    shutil.copytree(image_folder, tmp_path / "demo" / "images")
+    monkeypatch.setattr(camera_module, "CHECKOUT_SAMPLES", tmp_path / "demo")
+    camera = open_camera("demo", fps=1000)
+    assert isinstance(camera, ReplayCamera) and camera.source == "demo"
+    assert camera.image_count == 3
+    camera.close()
+
+
+def test_demo_without_its_samples_says_how_to_get_them(monkeypatch, tmp_path):
+    monkeypatch.setattr(camera_module, "CHECKOUT_SAMPLES", tmp_path / "nothing")
+    monkeypatch.setattr(camera_module, "SAMPLES_PACKAGE", "no_such_samples_package")
+    with pytest.raises(CameraUnavailable, match="replay:PATH/samples"):
+        open_camera("demo")
+
+
+def test_off_is_a_source_with_nothing_to_open():
+    assert parse_source("off") == SourceSpec("off")
+    with pytest.raises(CameraUnavailable, match="off"):
+        open_camera("off")
 
 
 def test_fake_camera_cycles_images_and_obeys_its_script():
@@ -258,7 +270,7 @@ def test_a_broken_sequence_description_is_reported(tmp_path):
 
 
 def test_the_repository_samples_replay_as_stills_and_as_throw_sequences():
-    samples = camera_module.SAMPLES_DIR
+    samples = camera_module.CHECKOUT_SAMPLES
     if not (samples / "sequences").is_dir():
         pytest.skip(f"no throw sequences in {samples}: generate them with python -m vision.synth --sequences")
     stills = ReplayCamera(samples, fps=1000)
