@@ -29,7 +29,9 @@ import waitress
 
 from scorer.advisor import Advisor
 from vision import read_dice
-from webui.app import create_app, shutdown
+from scorer.actions import Roll
+from webui.app import create_app
+from webui.engine import NewGame, Settings, open_engine
 
 SEQUENCE = Path(__file__).resolve().parent.parent / "samples" / "sequences" / "two_throws"
 
@@ -94,10 +96,10 @@ def measure_latency(throws: int, advisor: Advisor) -> tuple[list[float], list[fl
         return reading
 
     with tempfile.TemporaryDirectory() as data_dir:
-        app = create_app({"data_dir": data_dir, "camera": "replay:bench"}, camera=lambda: None,
-                         advisor=advisor, start_loop=False, read_dice=timed_reader)
-        loop = app.extensions["yacht_table_loop"]
-        service = app.extensions["yacht_table"]
+        engine = open_engine(Settings(data_dir=Path(data_dir), camera="replay:bench"), open_camera=lambda: None,
+                             advisor=advisor, start=False, read_dice=timed_reader)
+        app = create_app(engine)
+        loop, service = engine.loop, engine.table
         server = Server(app)
         listener = EventListener(server.port)
         listener.start()
@@ -114,7 +116,7 @@ def measure_latency(throws: int, advisor: Advisor) -> tuple[list[float], list[fl
                         latencies.append(listener.arrival_of(service.version) - entered)
                 lap += 1
         finally:
-            shutdown(app)
+            engine.close()
             server.close()
     return latencies[:throws], reader_times[:throws]
 
@@ -147,11 +149,12 @@ def requests_per_second(port: int, path: str, total: int, clients: int) -> float
 
 def measure_throughput(runs: int, total: int, clients: int, advisor: Advisor) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as data_dir:
-        app = create_app({"data_dir": data_dir}, advisor=advisor)
+        engine = open_engine(Settings(data_dir=Path(data_dir), camera="off"), advisor=advisor)
+        app = create_app(engine)
         app.add_url_rule("/bench/empty", "bench_empty", lambda: {})
-        service = app.extensions["yacht_table"]
-        service.new_game(service.version, ["Ana", "Ben"])
-        service.roll(service.version, [2, 3, 3, 5, 6])
+        service = engine.table
+        service.apply(service.version, NewGame(["Ana", "Ben"]))
+        service.apply(service.version, Roll([2, 3, 3, 5, 6]))
         server = Server(app)
         try:
             state, empty = [], []
@@ -159,7 +162,7 @@ def measure_throughput(runs: int, total: int, clients: int, advisor: Advisor) ->
                 state.append(requests_per_second(server.port, "/api/state", total, clients))
                 empty.append(requests_per_second(server.port, "/bench/empty", total, clients))
         finally:
-            shutdown(app)
+            engine.close()
             server.close()
     return statistics.median(state), statistics.median(empty)
 

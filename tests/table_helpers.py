@@ -1,5 +1,5 @@
-"""Helpers shared by the table service's tests: a real advisor built once, and an API client that
-carries the state version the way the tablet page does."""
+"""Helpers shared by the table's tests: a real advisor built once, a table app over a temporary
+data dir, and an API client that carries the state version the way the tablet page does."""
 
 from __future__ import annotations
 
@@ -9,16 +9,35 @@ import json
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import waitress
 
+from scorer import CATEGORIES
 from scorer.advisor import Advisor
-from webui.app import shutdown
+from webui.app import EXTENSION, create_app
+from webui.engine import Engine, Settings, open_engine
 
 
 @functools.lru_cache(maxsize=1)
 def built_advisor() -> Advisor:
     return Advisor.build()
+
+
+def table_engine(data_dir, *, advisor=None, open_camera=None, start: bool = True, loop_options=None,
+                 **fields) -> Engine:
+    """A table over `data_dir`; no camera unless `open_camera` (or a `camera` setting) says so."""
+    settings = Settings(data_dir=Path(data_dir), **{"camera": "off", **fields})
+    return open_engine(settings, advisor=advisor, open_camera=open_camera, start=start, **(loop_options or {}))
+
+
+def table_app(data_dir, **options):
+    """The HTTP adapter over `table_engine(data_dir, **options)`; end it with `shutdown(app)`."""
+    return create_app(table_engine(data_dir, **options))
+
+
+def shutdown(app) -> None:
+    app.extensions[EXTENSION].close()
 
 
 class TableClient:
@@ -79,3 +98,18 @@ def http_json(method: str, url: str, body=None, timeout: float = 10.0) -> tuple[
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
+
+
+def check_game(game: dict) -> None:
+    """What any game state sent to a tablet must satisfy."""
+    assert game["totals"] == [sum(sheet.values()) for sheet in game["sheets"]]
+    assert sum(len(sheet) for sheet in game["sheets"]) == len(game["history"])
+    assert 0 <= game["roll_number"] <= 3
+    assert (game["dice"] is None) == (game["roll_number"] == 0)
+    if game["is_over"]:
+        assert game["current_player"] is None and game["winners"]
+    else:
+        assert game["current_player"] == len(game["history"]) % len(game["players"])
+        assert game["rolls_left"] == 3 - game["roll_number"]
+        assert set(game["open_scores"]) <= set(CATEGORIES) - set(game["sheets"][game["current_player"]])
+    assert all(isinstance(name, str) and 0 < len(name) <= 24 for name in game["players"])

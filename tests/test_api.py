@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from types import SimpleNamespace
 
 import pytest
-from table_helpers import TableClient, built_advisor, http_json, served
+from table_helpers import TableClient, built_advisor, http_json, served, shutdown, table_app
 
-from webui.app import create_app, shutdown
+from hardware.supervisor import CameraState
+from webui.app import EXTENSION
+
 
 
 @pytest.fixture
@@ -16,7 +19,7 @@ def make_client(tmp_path):
     apps = []
 
     def make(**settings):
-        app = create_app({"data_dir": tmp_path, **settings}, advisor=built_advisor())
+        app = table_app(tmp_path, advisor=built_advisor(), **settings)
         apps.append(app)
         return TableClient(app, pin=settings.get("pin"))
 
@@ -229,7 +232,7 @@ def test_malformed_requests(client):
 def test_a_failing_disk_is_a_500_without_a_trace_and_nothing_changes(client, monkeypatch):
     client.new_game()
     before = client.state()
-    store = client.app.extensions["yacht_table"].store
+    store = client.app.extensions[EXTENSION].table.session.store
 
     def disk_full(*args):
         raise sqlite3.OperationalError("database or disk is full")
@@ -301,7 +304,7 @@ def test_responses_are_hardened(client):
 # --- two tablets at once ---------------------------------------------------------------------------
 
 def test_two_tablets_racing_to_record_the_same_turn_exactly_one_wins(tmp_path):
-    app = create_app({"data_dir": tmp_path}, advisor=built_advisor())
+    app = table_app(tmp_path, advisor=built_advisor())
     with served(app) as server:
         _, state = http_json("GET", f"{server}/api/state")
         _, state = http_json("POST", f"{server}/api/games", {"players": ["Ana", "Ben"], "version": state["version"]})
@@ -339,9 +342,9 @@ def test_names_that_cannot_be_shown_or_stored_are_refused(client, players):
 def test_a_camera_flicker_does_not_make_a_tap_stale_but_a_game_change_does(client):
     client.new_game(["Ana"])
     seen = client.post("/api/roll", {"dice": [2, 2, 2, 5, 5]}).get_json()["version"]
-    service = client.app.extensions["yacht_table"]
-    service.camera_status("reading")
-    service.camera_status("unsure", "a die is cocked")
+    table = client.app.extensions[EXTENSION].table
+    table.camera_changed(CameraState.READING)
+    table.camera_changed(CameraState.UNSURE, "a die is cocked")
     assert client.version == seen + 2
     recorded = client.post("/api/record", {"category": "full_house", "version": seen}, version=None)
     assert recorded.status_code == 200
@@ -369,3 +372,32 @@ def test_a_game_whose_journal_does_not_replay_does_not_stop_the_table(make_clien
 def test_never_in_debug_mode_even_when_the_environment_asks(make_client, monkeypatch):
     monkeypatch.setenv("FLASK_DEBUG", "1")
     assert make_client().app.debug is False
+
+
+def test_the_last_throw_is_served_as_a_still_and_the_preview_streams(tmp_path):
+    import cv2
+    import numpy as np
+
+    from hardware.fake_camera import FakeCamera
+    from vision.reading import Die, Reading
+
+    five = Reading(dice=tuple(Die(value=1, x=40.0 * i, y=50.0, size=20.0, angle=0.0, confidence=0.9)
+                              for i in range(5)), status="ok", problems=())
+    app = table_app(tmp_path, camera="replay:test", open_camera=FakeCamera().open, start=False,
+                    loop_options={"read_dice": lambda image: five, "annotate": lambda image, reading: image})
+    client = TableClient(app)
+    try:
+        assert error_of(client.http.get("/api/camera/still.jpg"), 404)["code"] == "no_reading"
+        loop = app.extensions[EXTENSION].loop
+        loop.read_now()
+        loop.process(SimpleNamespace(image=np.full((240, 320, 3), 90, np.uint8), timestamp=0.0))
+        still = client.http.get("/api/camera/still.jpg")
+        assert still.status_code == 200 and still.mimetype == "image/jpeg"
+        assert cv2.imdecode(np.frombuffer(still.data, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
+        stream = client.http.get("/api/camera.mjpg", buffered=False)
+        assert stream.mimetype == "multipart/x-mixed-replace"
+        assert next(iter(stream.response)).startswith(b"--frame\r\nContent-Type: image/jpeg\r\n")
+        stream.close()
+    finally:
+        shutdown(app)
+

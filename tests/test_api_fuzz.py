@@ -9,11 +9,10 @@ import tempfile
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from table_helpers import built_advisor
+from table_helpers import built_advisor, check_game, shutdown, table_app
 
-from scorer import CATEGORIES, GameError
-from vision.reading import Die, Reading
-from webui.app import create_app, shutdown
+from scorer import CATEGORIES
+from webui.app import EXTENSION
 
 WRITE_PATHS = ["/api/games", "/api/games/resume", "/api/roll", "/api/correct", "/api/record", "/api/undo"]
 
@@ -65,25 +64,11 @@ read_request = st.tuples(st.just("get"), st.sampled_from(
 requests = st.one_of(json_request, json_request, raw_request, read_request)
 
 
-def check_game(game: dict) -> None:
-    assert game["totals"] == [sum(sheet.values()) for sheet in game["sheets"]]
-    assert sum(len(sheet) for sheet in game["sheets"]) == len(game["history"])
-    assert 0 <= game["roll_number"] <= 3
-    assert (game["dice"] is None) == (game["roll_number"] == 0)
-    if game["is_over"]:
-        assert game["current_player"] is None and game["winners"]
-    else:
-        assert game["current_player"] == len(game["history"]) % len(game["players"])
-        assert game["rolls_left"] == 3 - game["roll_number"]
-        assert set(game["open_scores"]) <= set(CATEGORIES) - set(game["sheets"][game["current_player"]])
-    assert all(isinstance(name, str) and 0 < len(name) <= 24 for name in game["players"])
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(requests, min_size=1, max_size=25))
 def test_no_request_sequence_breaks_the_api_or_the_game(sequence):
     with tempfile.TemporaryDirectory() as data_dir:
-        app = create_app({"data_dir": data_dir}, advisor=built_advisor())
+        app = table_app(data_dir, advisor=built_advisor())
         http = app.test_client()
         headers = {"Origin": "http://localhost"}
         try:
@@ -113,59 +98,7 @@ def test_no_request_sequence_breaks_the_api_or_the_game(sequence):
                 if after["game"] is not None:
                     check_game(after["game"])
                 state = after
-            service = app.extensions["yacht_table"]
             if state["game"] is not None:
-                assert service.store.load(state["game"]["id"]).view()["sheets"] == state["game"]["sheets"]
-        finally:
-            shutdown(app)
-
-
-def camera_reading(values, status):
-    dice = tuple(Die(value=v, x=40.0 * i, y=50.0, size=20.0, angle=0.0, confidence=0.8)
-                 for i, v in enumerate(values))
-    return Reading(dice=dice, status=status, problems=("glare",) if status == "unsure" else ())
-
-
-table_events = st.one_of(
-    st.tuples(st.just("camera"), st.lists(st.integers(1, 6), min_size=0, max_size=7),
-              st.sampled_from(["ok", "ok", "unsure"])),
-    st.tuples(st.just("status"), st.sampled_from(["live", "reading", "offline"])),
-    st.tuples(st.just("roll"), st.lists(st.integers(1, 6), min_size=5, max_size=5)),
-    st.tuples(st.just("record"), st.sampled_from(CATEGORIES)),
-    st.tuples(st.just("undo")),
-)
-
-
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(table_events, min_size=1, max_size=40))
-def test_camera_throws_mixed_with_taps_keep_the_game_and_its_journal_in_step(events):
-    with tempfile.TemporaryDirectory() as data_dir:
-        app = create_app({"data_dir": data_dir, "camera": "replay:test"}, advisor=built_advisor())
-        service = app.extensions["yacht_table"]
-        try:
-            service.new_game(service.version, ["Ana", "Ben"])
-            for event in events:
-                before = json.loads(service.state_json())
-                try:
-                    if event[0] == "camera":
-                        counted = service.camera_reading(camera_reading(event[1], event[2]))
-                        assert not counted or (event[2] == "ok" and len(event[1]) == 5)
-                    elif event[0] == "status":
-                        service.camera_status(event[1], "because")
-                    elif event[0] == "roll":
-                        service.roll(service.version, event[1])
-                    elif event[0] == "record":
-                        service.record(service.version, event[1])
-                    else:
-                        service.undo(service.version)
-                except GameError:
-                    assert json.loads(service.state_json()) == before
-                state = json.loads(service.state_json())
-                assert state["version"] >= before["version"]
-                check_game(state["game"])
-            game_id = state["game"]["id"]
-            rebuilt = service.store.load(game_id).view()
-            for key in ("sheets", "dice", "roll_number", "current_player"):
-                assert rebuilt[key] == state["game"][key]
+                assert app.extensions[EXTENSION].table.session.store.load(state["game"]["id"]).view()["sheets"] == state["game"]["sheets"]
         finally:
             shutdown(app)

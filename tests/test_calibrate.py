@@ -15,10 +15,10 @@ from hardware.calibrate import (
     find_tray_region,
     parse_region,
 )
-from hardware.cli import render_unit
-from hardware.config import load_settings
 from hardware.fake_camera import FakeCamera
 from webui.cli import main
+from webui.engine.settings import load_settings
+from webui.hardware_cli import render_unit
 
 WOOD = (40, 80, 130)     # BGR: a brown table
 FELT = (60, 140, 50)     # a green felt tray

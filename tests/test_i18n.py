@@ -31,7 +31,7 @@ def test_every_note_the_table_sends_has_words():
     as the key itself. (Every language has every English key: the test above.)"""
     from vision.reading import PROBLEM_KINDS
 
-    service = Path(__file__).resolve().parents[1] / "webui" / "service.py"
+    service = Path(__file__).resolve().parents[1] / "webui" / "engine" / "table.py"
     sent = {kind for kind in PROBLEM_KINDS if kind != "other"}  # "other" carries its own text
     sent |= set(re.findall(r'"code": "(\w+)"', service.read_text()))
     assert len(sent) >= 11

@@ -7,10 +7,9 @@ import http.client
 import json
 
 import pytest
-from table_helpers import built_advisor, http_json, served
+from table_helpers import built_advisor, http_json, served, table_app
 
 from webui import security
-from webui.app import create_app
 from webui.security import PinGuard, Refused, check_origin, lockout_seconds
 
 PIN = "2468"
@@ -121,7 +120,7 @@ def post_from(base_url: str, source: str, pin: str) -> tuple[int, dict]:
 
 
 def test_a_real_server_locks_out_the_guessing_address_only(tmp_path):
-    app = create_app({"data_dir": tmp_path, "pin": PIN}, advisor=built_advisor())
+    app = table_app(tmp_path, pin=PIN, advisor=built_advisor())
     with served(app) as server:
         answers = [post_from(server, "127.0.0.2", f"{guess:04d}") for guess in range(12)]
         codes = [body["error"]["code"] for _, body in answers]
@@ -153,7 +152,7 @@ def test_the_origin_must_have_the_requests_scheme():
 
 
 def test_a_malformed_origin_on_a_write_is_answered_403(tmp_path):
-    app = create_app({"data_dir": tmp_path}, advisor=built_advisor())
+    app = table_app(tmp_path, advisor=built_advisor())
     http = app.test_client()
     for origin in ("http://[", "https://localhost", "http://localhost:"):
         response = http.post("/api/undo", json={"version": 0}, headers={"Origin": origin})

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hardware.config import Settings, SettingsError, default_config_path, load_settings, update_config_file
+from webui.engine.settings import Settings, SettingsError, default_config_path, load_settings, update_config_file
 
 
 def write(path: Path, text: str) -> Path:
@@ -24,9 +24,10 @@ def test_defaults_without_file_or_environment(tmp_path):
     assert settings.data_dir == tmp_path / "d"
 
 
-def test_data_dir_defaults_to_the_scorer_data_dir(monkeypatch, tmp_path):
+def test_data_dir_defaults_to_the_xdg_data_dir(monkeypatch, tmp_path):
+    environment = {"XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    assert load_settings(env=environment).data_dir == tmp_path / "xdg" / "yacht-table"
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("YACHT_TABLE_DATA_DIR", raising=False)
     assert Settings().data_dir == tmp_path / "xdg" / "yacht-table"
 
 
@@ -127,7 +128,7 @@ def test_text_settings_survive_a_write_and_read(tmp_path_factory, text):
 def test_every_setting_can_come_from_the_file_and_the_environment():
     from dataclasses import fields
 
-    from hardware import config
+    from webui.engine import settings as config
 
     names = {f.name for f in fields(Settings)}
     assert set(config._CHECKERS) == names and set(config._ENV_KIND) == names

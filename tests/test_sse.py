@@ -9,10 +9,10 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-from table_helpers import built_advisor, http_json, served
+from table_helpers import built_advisor, http_json, served, table_app
 
-from webui.app import create_app
-from webui.events import Broadcaster, sse_stream
+from webui.app import sse_stream
+from webui.engine.events import Broadcaster
 from webui.serve import THREADS
 
 
@@ -50,7 +50,7 @@ class EventStream:
 
 @pytest.fixture
 def server(tmp_path):
-    app = create_app({"data_dir": tmp_path}, advisor=built_advisor())
+    app = table_app(tmp_path, advisor=built_advisor())
     with served(app) as base_url:
         yield base_url
 
@@ -94,7 +94,7 @@ def test_a_client_that_reconnects_gets_the_current_state_at_once(server):
 def test_four_tablets_streams_do_not_starve_ordinary_requests(tmp_path):
     """Four tablets, each with an event stream and a preview held open (eight streams here), on the
     thread count `yacht-table serve` uses."""
-    app = create_app({"data_dir": tmp_path}, advisor=built_advisor())
+    app = table_app(tmp_path, advisor=built_advisor())
     with served(app, threads=THREADS) as server:
         check_not_starved(server, streams=8)
 

@@ -1,4 +1,5 @@
-"""The table loop: frames in, settled throws read, rolls into the game, the camera's status out."""
+"""The table loop, driven directly (no HTTP): frames in, settled throws read, rolls into the game,
+the camera's status out."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
-from table_helpers import TableClient, built_advisor
+from table_helpers import built_advisor, table_engine
 
 from hardware.fake_camera import FakeCamera
 from scorer import CATEGORIES, score
 from vision import read_dice
 from vision.reading import Die, Problem, Reading
-from webui.app import create_app, shutdown
-from webui.table import same_throw
+from scorer.actions import Record, Roll, Undo
+from webui.engine import CorrectDie, NewGame
+from webui.engine.loop import same_throw
 
 SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
 
@@ -58,21 +60,39 @@ def annotate_copy(image, reading):
     return image.copy()
 
 
+class Player:
+    """Taps on a tablet, made straight to the table: each action against the current version."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.table = engine.table
+
+    def state(self) -> dict:
+        return json.loads(self.table.state_json())
+
+    def new_game(self, players) -> dict:
+        return self.play(NewGame(list(players)))
+
+    def play(self, action) -> dict:
+        self.table.apply(self.table.version, action)
+        return self.state()
+
+
 @pytest.fixture
 def table(tmp_path):
-    """An app with a camera whose loop is driven by hand (loop.process), not by a thread."""
+    """A table with a camera whose loop is driven by hand (loop.process), not by a thread."""
     made = []
 
     def make(read_dice=None, annotate=None):
-        app = create_app({"data_dir": tmp_path, "camera": "replay:test"}, camera=FakeCamera().open,
-                         advisor=built_advisor(), start_loop=False, read_dice=read_dice,
-                         annotate=annotate)
-        made.append(app)
-        return app, app.extensions["yacht_table_loop"], TableClient(app)
+        engine = table_engine(tmp_path, advisor=built_advisor(), camera="replay:test",
+                              open_camera=FakeCamera().open, start=False,
+                              loop_options={"read_dice": read_dice, "annotate": annotate})
+        made.append(engine)
+        return engine, engine.loop, Player(engine)
 
     yield make
-    for app in made:
-        shutdown(app)
+    for engine in made:
+        engine.close()
 
 
 def throw(loop, t: float, seed: int, dice_at) -> float:
@@ -94,7 +114,7 @@ PLACES = [[(40 + 50 * i, 60 + 20 * i) for i in range(5)], [(60 + 45 * i, 180 - 2
 def test_each_settled_throw_is_one_roll_and_a_fourth_is_shown_not_counted(table):
     rolls = [[1, 2, 3, 4, 4], [4, 4, 4, 2, 6], [4, 4, 4, 4, 1], [6, 6, 6, 6, 6]]
     reader = ScriptedReader(reading(values) for values in rolls)
-    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana", "Ben"])
     t = 0.0
     for number, (values, places) in enumerate(zip(rolls[:3], PLACES), start=1):
@@ -111,7 +131,7 @@ def test_each_settled_throw_is_one_roll_and_a_fourth_is_shown_not_counted(table)
     assert "category" in state["camera"]["message"]
     assert state["camera"]["notes"] == [{"code": "rolls_used", "name": "Ana"}]
 
-    recorded = client.post("/api/record", {"category": "four_of_a_kind"}).get_json()
+    recorded = client.play(Record("four_of_a_kind"))
     assert recorded["game"]["totals"] == [score(rolls[2], "four_of_a_kind"), 0]
     assert recorded["game"]["current_player_name"] == "Ben"
 
@@ -123,7 +143,7 @@ def test_an_unsure_reading_is_shown_and_waits_for_a_rethrow(table):
     reader = ScriptedReader([reading([1, 2, 3, 4], status="unsure",
                                      problems=[hand, *unread, doubtful, "a die is cocked"]),
                              reading([2, 2, 3, 3, 3])])
-    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana"])
     t = throw(loop, 0.0, 1, PLACES[0][:4])
     state = client.state()
@@ -140,7 +160,7 @@ def test_an_unsure_reading_is_shown_and_waits_for_a_rethrow(table):
 
 
 def test_four_dice_read_surely_are_not_a_roll(table):
-    app, loop, client = table(read_dice=ScriptedReader([reading([5, 5, 5, 5])]), annotate=annotate_copy)
+    engine, loop, client = table(read_dice=ScriptedReader([reading([5, 5, 5, 5])]), annotate=annotate_copy)
     client.new_game(["Ana"])
     throw(loop, 0.0, 1, PLACES[0][:4])
     state = client.state()
@@ -151,7 +171,7 @@ def test_four_dice_read_surely_are_not_a_roll(table):
 
 def test_the_same_scene_seen_again_is_not_a_new_roll(table):
     """A light switched on: the picture changes everywhere, the dice do not."""
-    app, loop, client = table(read_dice=ScriptedReader([reading([1, 2, 3, 4, 5])] * 2),
+    engine, loop, client = table(read_dice=ScriptedReader([reading([1, 2, 3, 4, 5])] * 2),
                               annotate=annotate_copy)
     client.new_game(["Ana"])
     t = throw(loop, 0.0, 1, PLACES[0])
@@ -167,14 +187,14 @@ def test_the_same_scene_seen_again_is_not_a_new_roll(table):
 
 def test_throws_without_a_game_to_count_them_are_shown_with_the_reason(table):
     reader = ScriptedReader([reading([1, 2, 3, 4, 5]), reading([6, 5, 4, 3, 2])])
-    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     t = throw(loop, 0.0, 1, PLACES[0])
     camera = client.state()["camera"]
     assert camera["reading_counted"] is False and camera["notes"] == [{"code": "no_game"}]
     client.new_game(["Ana"])
     for category in CATEGORIES:
-        client.post("/api/roll", {"dice": [1, 1, 1, 1, 1]})
-        client.post("/api/record", {"category": category})
+        client.play(Roll([1, 1, 1, 1, 1]))
+        client.play(Record(category))
     throw(loop, t, 2, PLACES[1])
     camera = client.state()["camera"]
     assert camera["reading_counted"] is False and camera["notes"] == [{"code": "game_over"}]
@@ -189,10 +209,10 @@ def test_a_reader_that_fails_is_shown_and_the_next_throw_is_read(table):
             raise answer
         return answer
 
-    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana"])
     t = throw(loop, 0.0, 1, PLACES[0])
-    first_picture = client.http.get("/api/camera/still.jpg").data
+    first_picture = engine.still_jpeg()
     t = throw(loop, t, 2, PLACES[1])
     camera = client.state()["camera"]
     assert camera["status"] == "unsure" and "RuntimeError" in camera["message"]
@@ -200,25 +220,21 @@ def test_a_reader_that_fails_is_shown_and_the_next_throw_is_read(table):
     # The first throw's reading and picture are no longer what the tray shows: the picture is the
     # frame that could not be read, and no reading stands for the page to fill a roll from.
     assert camera["reading"] is None and camera["reading_counted"] is False
-    failed_picture = client.http.get("/api/camera/still.jpg").data
+    failed_picture = engine.still_jpeg()
     assert failed_picture != first_picture
     assert cv2.imdecode(np.frombuffer(failed_picture, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
     throw(loop, t, 3, PLACES[2])
     assert client.state()["game"]["dice"] == [3, 3, 3, 3, 3]
 
 
-def test_the_last_reading_is_served_annotated_and_the_preview_streams(table):
-    app, loop, client = table(read_dice=ScriptedReader([reading([1, 1, 1, 1, 1])]), annotate=annotate_copy)
-    assert client.http.get("/api/camera/still.jpg").status_code == 404
+def test_the_last_reading_is_kept_annotated_and_the_preview_is_published(table):
+    engine, loop, client = table(read_dice=ScriptedReader([reading([1, 1, 1, 1, 1])]), annotate=annotate_copy)
+    assert engine.still_jpeg() is None
     throw(loop, 0.0, 1, PLACES[0])
-    still = client.http.get("/api/camera/still.jpg")
-    assert still.status_code == 200 and still.mimetype == "image/jpeg"
-    assert cv2.imdecode(np.frombuffer(still.data, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
-    stream = client.http.get("/api/camera.mjpg", buffered=False)
-    assert stream.mimetype == "multipart/x-mixed-replace"
-    first_part = next(iter(stream.response))
-    assert first_part.startswith(b"--frame\r\nContent-Type: image/jpeg\r\n")
-    stream.close()
+    still = engine.still_jpeg()
+    assert cv2.imdecode(np.frombuffer(still, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
+    version, preview = engine.preview.latest()
+    assert version > 0 and preview[:2] == b"\xff\xd8"  # a JPEG
 
 
 def test_repeated_throws_are_told_from_new_ones():
@@ -230,7 +246,7 @@ def test_repeated_throws_are_told_from_new_ones():
 
 def test_a_camera_changing_resolution_restarts_the_settle_detector(table):
     reader = ScriptedReader([reading([2, 2, 2, 2, 2]), reading([4, 4, 4, 4, 4])])
-    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana"])
     throw(loop, 0.0, 1, PLACES[0])
     for step in range(6):
@@ -252,10 +268,10 @@ def wait_for(client, predicate, timeout=5.0):
 
 def test_a_lost_camera_goes_offline_with_its_reason_and_the_game_goes_on(tmp_path):
     camera = FakeCamera([tray(1, PLACES[0])], frame_interval=0.02)
-    app = create_app({"data_dir": tmp_path, "camera": "replay:test"}, camera=camera.open,
-                     advisor=built_advisor(), read_dice=ScriptedReader([reading([1, 2, 3, 4, 5])] * 50),
-                     annotate=annotate_copy)
-    client = TableClient(app)
+    engine = table_engine(tmp_path, camera="replay:test", open_camera=camera.open, advisor=built_advisor(),
+                          loop_options={"read_dice": ScriptedReader([reading([1, 2, 3, 4, 5])] * 50),
+                                        "annotate": annotate_copy})
+    client = Player(engine)
     try:
         wait_for(client, lambda s: s["camera"]["status"] == "live" and s["camera"]["reading"] is not None)
         client.new_game(["Ana"])
@@ -265,13 +281,13 @@ def test_a_lost_camera_goes_offline_with_its_reason_and_the_game_goes_on(tmp_pat
         assert time.monotonic() - started < 3.0
         assert "unplugged" in state["camera"]["message"] or "not connected" in state["camera"]["message"]
         assert state["game"]["roll_number"] == 0
-        rolled = client.post("/api/roll", {"dice": [6, 6, 6, 6, 6]})
-        assert rolled.status_code == 200 and rolled.get_json()["camera"]["status"] == "offline"
+        rolled = client.play(Roll([6, 6, 6, 6, 6]))
+        assert rolled["camera"]["status"] == "offline"
         camera.plug_in()
         state = wait_for(client, lambda s: s["camera"]["status"] == "live", timeout=10)
         assert state["game"]["dice"] == [6, 6, 6, 6, 6]
     finally:
-        shutdown(app)
+        engine.close()
 
 
 def test_replayed_throw_sequences_are_read_into_rolls_and_scores(table):
@@ -292,7 +308,7 @@ def test_replayed_throw_sequences_are_read_into_rolls_and_scores(table):
             pytest.fail(f"{folder} is missing: run python -m vision.synth --out samples --sequences")
         description = json.loads((folder / "sequence.json").read_text())
         rests += description["values_at_rest"]
-        app, loop, client = table(read_dice=counting_reader)
+        engine, loop, client = table(read_dice=counting_reader)
         if client.state()["game"] is None:
             client.new_game(["Ana"])
         for file, t in zip(description["frames"], description["times"]):
@@ -311,20 +327,19 @@ def test_replayed_throw_sequences_are_read_into_rolls_and_scores(table):
     game = client.state()["game"]
     assert game["roll_number"] == len(counted) and sorted(game["dice"]) == sorted(counted[-1])
     assert game["dice_source"] == "camera"
-    recorded = client.post("/api/record", {"category": "choice"}).get_json()["game"]
+    recorded = client.play(Record("choice"))["game"]
     assert recorded["totals"] == [sum(counted[-1])]
 
 
 def test_the_table_button_reads_now_and_the_light_follows_the_game(table):
     mock = pytest.importorskip("gpiozero.pins.mock", reason="gpiozero is in the test extra")
     from hardware.gpio import TablePanel
-    from webui.app import attach_panel
 
     pins = mock.MockFactory()
     reader = ScriptedReader([reading([3, 3, 3, 3, 3])])
-    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     with TablePanel(button_pin=17, light_pin=27, pin_factory=pins) as panel:
-        attach_panel(app, panel)
+        engine.attach_panel(panel)
         assert not panel.light_is_on
         client.new_game(["Ana"])
         assert panel.light_is_on
@@ -338,21 +353,21 @@ def test_the_table_button_reads_now_and_the_light_follows_the_game(table):
         assert reader.asked == 1 and client.state()["game"]["dice"] == [3, 3, 3, 3, 3]
         for category in client.state()["categories"]:
             if client.state()["game"]["dice"] is None:
-                client.post("/api/roll", {"dice": [1, 2, 3, 4, 5]})
-            client.post("/api/record", {"category": category})
+                client.play(Roll([1, 2, 3, 4, 5]))
+            client.play(Record(category))
         assert client.state()["game"]["is_over"] and not panel.light_is_on
 
 
 def test_confidence_belongs_to_the_camera_roll_only(table):
     reader = ScriptedReader([reading([1, 2, 3, 4, 5])])
-    app, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana"])
     throw(loop, 0.0, 1, PLACES[0])
     assert client.state()["game"]["dice_confidence"] == [0.9] * 5
-    assert client.post("/api/correct", {"die": 0, "value": 6}).get_json()["game"]["dice_confidence"] is None
-    assert client.post("/api/undo", {}).get_json()["game"]["dice_confidence"] == [0.9] * 5
-    client.post("/api/undo", {})
-    manual = client.post("/api/roll", {"dice": [6, 6, 6, 6, 6]}).get_json()["game"]
+    assert client.play(CorrectDie(0, 6))["game"]["dice_confidence"] is None
+    assert client.play(Undo())["game"]["dice_confidence"] == [0.9] * 5
+    client.play(Undo())
+    manual = client.play(Roll([6, 6, 6, 6, 6]))["game"]
     assert manual["dice_source"] == "manual" and manual["dice_confidence"] is None
 
 
@@ -367,9 +382,9 @@ def test_a_calibrated_tray_region_is_all_the_reader_looks_at(tmp_path):
         draw_die(image, 6, (1150 - shift, 480), 80, shift)  # on the table beside the tray
         return image
 
-    app = create_app({"data_dir": tmp_path, "camera": "replay:test", "tray_region": (0, 0, 900, 960)},
-                     camera=FakeCamera().open, advisor=built_advisor(), start_loop=False)
-    loop, client = app.extensions["yacht_table_loop"], TableClient(app)
+    engine = table_engine(tmp_path, camera="replay:test", tray_region=(0, 0, 900, 960),
+                          open_camera=FakeCamera().open, advisor=built_advisor(), start=False)
+    loop, client = engine.loop, Player(engine)
     try:
         t = 0.0
         for step in range(5):
@@ -382,4 +397,4 @@ def test_a_calibrated_tray_region_is_all_the_reader_looks_at(tmp_path):
         assert shown is not None and len(shown["dice"]) == 5
         assert all(die["x"] < 900 for die in shown["dice"])
     finally:
-        shutdown(app)
+        engine.close()

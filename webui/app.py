@@ -1,128 +1,124 @@
-"""The Flask application factory: the table service, its API, the tablet pages and the guards."""
+"""The HTTP adapter: the tablet page and the JSON API (docs/api.md) over one running table.
+
+This is the only module that knows Flask. It holds the Engine under one extension key, turns each
+request into a table action, and each refusal into a JSON error whose status follows the kind of
+refusal. Everything the table does happens in webui.engine.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import importlib.util
+import hashlib
+import json
 import logging
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from flask import Flask
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from hardware.config import Settings
-from scorer.game import GameError
-from scorer.store import GameStore
+from scorer.actions import Correct, Record, Roll, Undo
+from scorer.game import MAX_NAME_LENGTH, MAX_PLAYERS, InvalidInputError, StateConflictError
+from scorer.rules import CATEGORIES
 
 from . import security
-from .api import BadRequest, api, error_response
-from .service import TableError, TableService, InvalidFieldError
+from .engine import ConflictError, CorrectDie, Engine, InvalidRequestError, NewGame, NotFoundError, Resume
+from .engine.events import Broadcaster
+from .i18n import LANGUAGES, all_catalogs
 
 log = logging.getLogger(__name__)
 
-# Rule refusals that are about the game's state rather than the request's shape.
-CONFLICT_CODES = {"roll_limit", "no_roll", "category_used", "game_over", "nothing_to_undo"}
+EXTENSION = "yacht_table"
+STATIC_DIR = Path(__file__).parent / "static"
+KEEP_ALIVE_SECONDS = 15.0
+RECONNECT_MILLISECONDS = 2000
+MJPEG_BOUNDARY = "frame"
+MJPEG_REPEAT_SECONDS = 5.0
 
+# The HTTP status of each kind of refusal, most specific first.
+STATUS_OF_REFUSAL: tuple[tuple[type[Exception], int], ...] = (
+    (InvalidRequestError, 400),
+    (InvalidInputError, 400),
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (StateConflictError, 409),
+)
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
-def create_app(settings: Settings | Mapping[str, Any] | None = None,
-               camera: Callable[[], Any] | None = None, *, advisor: Any = None,
-               start_loop: bool = True, **loop_options: Any) -> Flask:
-    """The table's app. `settings` is a hardware.config.Settings or a mapping of its fields.
-    `camera()` opens the camera (it is called again to reopen one that failed); with it the table
-    loop runs on a background thread, started now unless `start_loop` is False (then
-    app.extensions["yacht_table_loop"].start()). `loop_options` go to webui.table.TableLoop."""
-    settings = _as_settings(settings)
+class JsonRequiredError(InvalidRequestError):
+    code = "json_required"
+
+
+class InvalidJsonError(InvalidRequestError):
+    code = "invalid_json"
+
+
+class MissingFieldError(InvalidRequestError):
+    code = "missing_field"
+
+
+def create_app(engine: Engine) -> Flask:
+    """The tablet page and API over `engine`, guarded by its settings' host names and PIN. The
+    caller owns the engine: it starts and closes it."""
     app = Flask(__name__)
     app.debug = False  # even with FLASK_DEBUG set: a table on the home Wi-Fi never runs in debug mode
-    store = GameStore.in_data_dir(settings.data_dir)
-    service = TableService(store, camera_source="off" if camera is None else settings.camera,
-                           advisor=advisor)
-    app.extensions["yacht_table"] = service
-    app.extensions["yacht_table_settings"] = settings
-
-    security.install(app, host=settings.host, allowed_hosts=settings.allowed_hosts, pin=settings.pin,
-                     error_response=error_response)
+    app.extensions[EXTENSION] = engine
+    _install_guards(app, engine)
     _install_error_handlers(app)
     app.register_blueprint(api)
-    if importlib.util.find_spec("webui.pages") is not None:
-        from .pages import pages
-
-        app.register_blueprint(pages)
-
-    if camera is not None:
-        from .table import TableLoop
-
-        if settings.tray_region is not None and loop_options.get("read_dice") is None:
-            from vision import read_dice
-
-            # Dice are looked for on the calibrated tray only: outside it lie no dice to score.
-            loop_options = {**loop_options, "read_dice": functools.partial(read_dice, tray=settings.tray_region)}
-        loop = TableLoop(camera, service, source=settings.camera, settle_seconds=settings.settle_seconds,
-                         **loop_options)
-        app.extensions["yacht_table_loop"] = loop
-        app.extensions["yacht_table_preview"] = loop.preview
-        app.extensions["yacht_table_still"] = loop.still_jpeg
-        if start_loop:
-            loop.start()
+    app.register_blueprint(pages)
     return app
 
 
-def attach_panel(app: Flask, panel: Any) -> None:
-    """The table's GPIO panel (hardware.gpio.TablePanel): its button asks the loop to read now, its
-    light is on while a game is under way so every throw is lit alike."""
-    loop = app.extensions.get("yacht_table_loop")
-    if loop is not None:
-        panel.on_read_request(loop.read_now)
-    app.extensions["yacht_table"].add_game_listener(panel.set_light)
+def _engine() -> Engine:
+    return current_app.extensions[EXTENSION]
 
 
-def end_streams(app: Flask) -> None:
-    """Stop the loop and end every open stream (live updates, camera preview): they end only when
-    told, so a server waiting for its threads to finish must call this first. Calling it again does
-    nothing more."""
-    loop = app.extensions.get("yacht_table_loop")
-    if loop is not None:
-        loop.stop()
-    app.extensions["yacht_table"].broadcaster.close()
+def error_response(status: int, code: str, message: str, field: str | None = None) -> Response:
+    response = jsonify({"error": {"code": code, "message": message, "field": field}})
+    response.status_code = status
+    return response
 
 
-def shutdown(app: Flask) -> None:
-    """End every stream and close the database."""
-    end_streams(app)
-    service: TableService = app.extensions["yacht_table"]
-    service.store.close()
+# --- guards and errors ---------------------------------------------------------------------------
 
+def _install_guards(app: Flask, engine: Engine) -> None:
+    """Check every request's Host; for writes (anything but GET/HEAD/OPTIONS) also the Origin and
+    the PIN (webui.security)."""
+    settings = engine.settings
+    allowed = security.allowed_host_names(settings.host, settings.allowed_hosts)
+    pins = security.PinGuard(settings.pin)
+    app.config["MAX_CONTENT_LENGTH"] = security.MAX_REQUEST_BYTES
 
-def _as_settings(settings: Settings | Mapping[str, Any] | None) -> Settings:
-    if settings is None:
-        return Settings()
-    if isinstance(settings, Settings):
-        return settings
-    return dataclasses.replace(Settings(), **dict(settings))
+    @app.before_request
+    def guard():
+        try:
+            security.check_host(request.headers.get("Host"), allowed)
+            if request.method not in ("GET", "HEAD", "OPTIONS"):
+                security.check_origin(request.headers.get("Origin"), request.headers.get("Sec-Fetch-Site"),
+                                      request.headers.get("Host"), request.scheme)
+                pins.check(request.headers.get(security.PIN_HEADER), request.remote_addr or "")
+        except security.Refused as refusal:
+            response = error_response(refusal.status, refusal.code, str(refusal))
+            if refusal.retry_after is not None:
+                response.headers["Retry-After"] = str(math.ceil(refusal.retry_after))
+            return response
+        return None
+
+    @app.after_request
+    def harden(response):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
 
 
 def _install_error_handlers(app: Flask) -> None:
-    @app.errorhandler(BadRequest)
-    def bad_request(error: BadRequest):
-        return error_response(400, error.code, str(error), error.field)
-
-    @app.errorhandler(InvalidFieldError)
-    def invalid_field(error: InvalidFieldError):
-        return error_response(400, "invalid_input", str(error), error.field)
-
-    @app.errorhandler(TableError)
-    def refused(error: TableError):
-        return error_response(error.status, error.code, str(error), error.field)
-
-    @app.errorhandler(GameError)
-    def rule_refusal(error: GameError):
-        if error.code in CONFLICT_CODES:
-            return error_response(409, error.code, str(error))
-        return error_response(400, error.code, str(error), getattr(error, "field", None))
+    for kind, status in STATUS_OF_REFUSAL:
+        app.register_error_handler(kind, _refusal_handler(status))
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
@@ -135,3 +131,209 @@ def _install_error_handlers(app: Flask) -> None:
         log.exception("unexpected error answering a request")
         return error_response(500, "internal_error",
                               "the table hit an unexpected error; it has been logged")
+
+
+def _refusal_handler(status: int):
+    def refused(error: Exception):
+        return error_response(status, getattr(error, "code", "refused"), str(error), getattr(error, "field", None))
+    return refused
+
+
+# --- the JSON API --------------------------------------------------------------------------------
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _body() -> dict[str, Any]:
+    """The request's JSON object, or the refusal saying what is wrong with it."""
+    if not request.is_json:
+        raise JsonRequiredError("send the request body as JSON (Content-Type: application/json)")
+    try:
+        body = json.loads(request.get_data(cache=False).decode("utf-8"))
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
+        raise InvalidJsonError("the request body is not valid UTF-8 JSON") from None
+    if not isinstance(body, dict):
+        raise InvalidJsonError("the request body must be a JSON object")
+    return body
+
+
+def _require(body: dict[str, Any], name: str) -> Any:
+    if name not in body:
+        raise MissingFieldError(f"the field {name!r} is required", name)
+    return body[name]
+
+
+def _state(status: int = 200) -> Response:
+    response = Response(_engine().table.state_json(), status=status, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _request() -> tuple[dict[str, Any], Any]:
+    """The request's body and the state version it was made against."""
+    body = _body()
+    return body, _require(body, "version")
+
+
+def _play(version: Any, action: Any, status: int = 200) -> Response:
+    _engine().table.apply(version, action)
+    return _state(status)
+
+
+@api.get("/state")
+def get_state():
+    return _state()
+
+
+@api.post("/games")
+def new_game():
+    body, version = _request()
+    return _play(version, NewGame(_require(body, "players")), 201)
+
+
+@api.post("/games/resume")
+def resume_game():
+    body, version = _request()
+    return _play(version, Resume(_require(body, "game_id")))
+
+
+@api.post("/roll")
+def roll():
+    body, version = _request()
+    return _play(version, Roll(_require(body, "dice")))
+
+
+@api.post("/correct")
+def correct():
+    body, version = _request()
+    if "dice" in body:
+        return _play(version, Correct(body["dice"]))
+    if "die" in body:
+        return _play(version, CorrectDie(body["die"], _require(body, "value")))
+    raise MissingFieldError("send either 'die' and 'value', or all five 'dice'", "dice")
+
+
+@api.post("/record")
+def record():
+    body, version = _request()
+    return _play(version, Record(_require(body, "category")))
+
+
+@api.post("/undo")
+def undo():
+    _, version = _request()
+    return _play(version, Undo())
+
+
+@api.get("/games")
+def list_games():
+    return jsonify({"games": _engine().table.past_games()})
+
+
+@api.get("/games/<int:game_id>")
+def show_game(game_id: int):
+    return jsonify({"game": _engine().table.game_view(game_id)})
+
+
+@api.get("/events")
+def events():
+    response = Response(sse_stream(_engine().table.broadcaster), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@api.get("/camera.mjpg")
+def camera_stream():
+    preview = _engine().preview
+    if preview is None:
+        return error_response(404, "no_camera", "no camera is configured for this table")
+    response = Response(mjpeg_stream(preview),
+                        mimetype=f"multipart/x-mixed-replace; boundary={MJPEG_BOUNDARY}")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@api.get("/camera/still.jpg")
+def camera_still():
+    jpeg = _engine().still_jpeg()
+    if jpeg is None:
+        return error_response(404, "no_reading", "no throw has been read yet")
+    response = Response(jpeg, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# --- streams -------------------------------------------------------------------------------------
+
+def sse_event(version: int, text: str) -> str:
+    return f"id: {version}\nevent: state\ndata: {text}\n\n"
+
+
+def sse_stream(broadcaster: Broadcaster, keep_alive: float = KEEP_ALIVE_SECONDS) -> Iterator[str]:
+    """The text of an event stream: the current state at once, then every change, with a comment
+    line whenever `keep_alive` seconds pass in silence so proxies and idle timeouts keep it open."""
+    version, text = broadcaster.latest()
+    yield f"retry: {RECONNECT_MILLISECONDS}\n" + sse_event(version, text)
+    while not broadcaster.closed:
+        newer = broadcaster.wait_newer(version, keep_alive)
+        if newer is None:
+            if broadcaster.closed:
+                return
+            yield ": keep-alive\n\n"
+        else:
+            version, text = newer
+            yield sse_event(version, text)
+
+
+def _mjpeg_part(jpeg: bytes) -> bytes:
+    return (f"--{MJPEG_BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
+            .encode() + jpeg + b"\r\n")
+
+
+def mjpeg_stream(preview: Broadcaster) -> Iterator[bytes]:
+    """Each new preview frame once; the last one again every few seconds while the picture is still,
+    so the connection is seen to be alive."""
+    version, jpeg = preview.latest()
+    if jpeg is not None:
+        yield _mjpeg_part(jpeg)
+    while not preview.closed:
+        newer = preview.wait_newer(version, MJPEG_REPEAT_SECONDS)
+        if newer is not None:
+            version, jpeg = newer
+        if jpeg is not None and not preview.closed:
+            yield _mjpeg_part(jpeg)
+
+
+# --- the tablet page -----------------------------------------------------------------------------
+
+# Everything is served by the table itself (no CDN: the table may have no internet). Asset URLs
+# carry a hash of the files so a tablet never keeps running an old script after an update.
+pages = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
+                  static_url_path="/assets")
+
+
+@lru_cache(maxsize=1)
+def asset_version() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(STATIC_DIR.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(STATIC_DIR).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+@pages.get("/")
+@pages.get("/history")
+def tablet_page():
+    return render_template(
+        "tablet.html",
+        asset_version=asset_version(),
+        page_config={
+            "languages": list(LANGUAGES),
+            "categories": list(CATEGORIES),
+            "max_players": MAX_PLAYERS,
+            "max_name_length": MAX_NAME_LENGTH,
+            "catalogs": all_catalogs(),
+        },
+    )

@@ -1,4 +1,5 @@
-"""The `yacht-table` command. Each package adds its own subcommands through `add_commands`."""
+"""The `yacht-table` command: the one place where settings, hardware, engine and server are wired
+together. Each package adds its own subcommands through `add_commands`."""
 
 from __future__ import annotations
 
@@ -35,9 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command_modules():
-    from hardware import cli as hardware_cli
     from vision import cli as vision_cli
-    from webui import serve
+
+    from . import hardware_cli, serve
 
     return [scorer_cli, serve, hardware_cli, vision_cli]
 
@@ -46,6 +47,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "cache_dir", "") is None:
+            # The advisor's table is cached with the games: the scorer is told where, it never looks.
+            from .engine.settings import load_settings
+
+            args.cache_dir = load_settings().data_dir
         return int(args.run(args) or 0)
     except (CliError, ValueError) as error:
         print(f"yacht-table {args.command}: {error}", file=sys.stderr)

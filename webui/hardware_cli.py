@@ -1,4 +1,4 @@
-"""Subcommands for the table's hardware: calibrate, install-service."""
+"""The `calibrate` and `install-service` commands: setting the table's camera and its service up."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .config import default_config_path, load_settings, update_config_file
+import hardware
 
-UNIT_TEMPLATE = Path(__file__).resolve().parent / "systemd" / "yacht-table.service"
+from .engine.settings import default_config_path, load_settings, update_config_file
+
+UNIT_TEMPLATE = Path(hardware.__file__).resolve().parent / "systemd" / "yacht-table.service"
 UNIT_NAME = "yacht-table.service"
 
 
@@ -25,7 +27,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Capture the empty tray, find it (or take --region), check the light, lock the Pi "
                     "camera's exposure and white balance, and save all of it in the configuration file.",
     )
-    calibrate_parser.add_argument("--camera", help="camera source (pi, usb:N, /dev/videoN, URL, replay:PATH, auto); "
+    calibrate_parser.add_argument("--camera", help="camera source (auto, pi, usb:N, /dev/videoN, URL, replay:PATH, demo); "
                                                    "default: the configured one")
     calibrate_parser.add_argument("--config", type=Path, help="configuration file to update "
                                                               f"(default: {default_config_path()})")
@@ -49,8 +51,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from .calibrate import calibrate, parse_region, save_tray_image
-    from .camera import CameraError, open_camera
+    from hardware.calibrate import calibrate, parse_region, save_tray_image
+    from hardware.camera import CameraError, open_camera
 
     if args.frames < 1:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")

@@ -1,6 +1,6 @@
 """Guards for a table on a home Wi-Fi: which Host names are ours, which Origins may write, the PIN.
 
-Pure checks first (testable without Flask), then `install(app, ...)` wiring them into requests.
+Pure checks, without Flask: webui.app applies them to every request.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
-
-from flask import Flask, Response, request
 
 MAX_REQUEST_BYTES = 16 * 1024
 PIN_HEADER = "X-Table-Pin"
@@ -158,35 +156,3 @@ def lockout_seconds(wrong_in_a_row: int) -> float:
         return 0.0
     doublings = min(wrong_in_a_row - PIN_FREE_FAILURES, 16)
     return min(PIN_FIRST_LOCKOUT_SECONDS * 2 ** doublings, PIN_MAX_LOCKOUT_SECONDS)
-
-
-def install(app: Flask, *, host: str, allowed_hosts: Iterable[str], pin: str | None,
-            error_response: Callable[[int, str, str, str | None], Response]) -> None:
-    """Check every request's Host; for writes (anything but GET/HEAD/OPTIONS) also the Origin and
-    the PIN. `error_response(status, code, message, field)` builds the refusal."""
-    allowed = allowed_host_names(host, allowed_hosts)
-    pins = PinGuard(pin)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
-    app.extensions["yacht_table_pin_guard"] = pins
-
-    @app.before_request
-    def guard():
-        try:
-            check_host(request.headers.get("Host"), allowed)
-            if request.method not in ("GET", "HEAD", "OPTIONS"):
-                check_origin(request.headers.get("Origin"), request.headers.get("Sec-Fetch-Site"),
-                             request.headers.get("Host"), request.scheme)
-                pins.check(request.headers.get(PIN_HEADER), request.remote_addr or "")
-        except Refused as refusal:
-            response = error_response(refusal.status, refusal.code, str(refusal), None)
-            if refusal.retry_after is not None:
-                response.headers["Retry-After"] = str(math.ceil(refusal.retry_after))
-            return response
-        return None
-
-    @app.after_request
-    def harden(response):
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response

@@ -52,19 +52,21 @@ class LiveTable:
     advisor: object
     pin: str | None = None
     port: int = 0
-    camera: object = None  # opens a camera; its loop starts with app.extensions["yacht_table_loop"].start()
+    camera: object = None  # opens a camera; its loop starts with `engine.start()`
 
     def start(self) -> None:
         from werkzeug.serving import WSGIRequestHandler, make_server
 
         from webui.app import create_app
+        from webui.engine import Settings, open_engine
 
         class QuietHandler(WSGIRequestHandler):
             def log_request(self, *args, **kwargs):
                 pass
 
-        self.app = create_app({"data_dir": self.data_dir, "pin": self.pin}, camera=self.camera,
-                              advisor=self.advisor, start_loop=False)
+        settings = Settings(data_dir=self.data_dir, pin=self.pin, camera="off" if self.camera is None else "auto")
+        self.engine = open_engine(settings, open_camera=self.camera, advisor=self.advisor, start=False)
+        self.app = create_app(self.engine)
         self.server = make_server(
             "127.0.0.1", self.port, self.app, threaded=True, request_handler=QuietHandler
         )
@@ -73,9 +75,7 @@ class LiveTable:
         self.thread.start()
 
     def stop(self) -> None:
-        from webui.app import shutdown
-
-        shutdown(self.app)  # ends the event streams, so the server's threads can finish
+        self.engine.close()  # ends the event streams, so the server's threads can finish
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)

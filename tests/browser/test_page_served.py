@@ -7,14 +7,15 @@ import re
 
 import pytest
 
-from webui.app import create_app, shutdown
+from table_helpers import shutdown, table_app
+
+from webui.app import asset_version
 from webui.i18n import LANGUAGES
-from webui.pages import asset_version
 
 
 @pytest.fixture
 def client(tmp_path):
-    app = create_app({"data_dir": tmp_path})
+    app = table_app(tmp_path)
     yield app.test_client()
     shutdown(app)
 

@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from hardware.supervisor import CameraState
+
 from .conftest import PHONE, screenshot
 
 expect = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright").expect
@@ -34,8 +36,8 @@ def test_no_camera_picture_beside_dice_typed_by_hand(table, open_page):
 
     table.post("/api/games", {"players": ["Ana"]})
     picture = cv2.imencode(".jpg", np.full((240, 320, 3), 90, np.uint8))[1].tobytes()
-    table.app.extensions["yacht_table_still"] = lambda: picture
-    service = table.app.extensions["yacht_table"]
+    table.engine.still_jpeg = lambda: picture
+    service = table.engine.table
     page = open_page(table.url)
     thumbnail = page.locator("#camera-thumb")
     service.camera_reading(camera_throw([4, 4, 2], status="unsure", problems=["three dice seen"]))
@@ -93,7 +95,7 @@ def test_portuguese_is_brazilian(table, open_page):
 def test_a_table_out_of_reach_is_said_plainly_and_nothing_pretends_to_work(table, open_page):
     table.post("/api/games", {"players": ["Ana", "Ben"]})
     table.post("/api/roll", {"dice": [2, 2, 3, 3, 5]})
-    table.app.extensions["yacht_table"].camera_status("live")
+    table.engine.table.camera_changed(CameraState.LIVE)
     page = open_page(table.url, viewport=PHONE)
     option = page.locator('#sheet button.option[data-category="choice"]')
     expect(page.locator("#camera-pill")).to_have_text("Camera live")

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from hardware.supervisor import CameraState
 from webui.i18n import LANGUAGES, load_catalog
 
 from .conftest import PHONE, TABLET, screenshot
@@ -296,19 +297,19 @@ def test_the_camera_status_is_always_shown(table, open_page):
     expect(page.locator("#camera-button")).to_be_hidden()  # nothing behind it: entering takes the row
     screenshot(page, "tablet-no-camera")
 
-    camera = table.app.extensions["yacht_table"]
-    camera.camera_status("live")
+    camera = table.engine.table
+    camera.camera_changed(CameraState.LIVE)
     expect(pill).to_have_text("Camera live")
     expect(page.locator("#camera-message")).to_be_hidden()
     expect(page.locator("#camera-button")).to_be_visible()
-    camera.camera_status("reading")
+    camera.camera_changed(CameraState.READING)
     expect(pill).to_have_text("Reading the dice…")
-    camera.camera_status("unsure", "two dice lean on each other")
+    camera.camera_changed(CameraState.UNSURE, "two dice lean on each other")
     expect(pill).to_have_text("Camera unsure")
     expect(page.locator("#camera-message")).to_have_text(
         "two dice lean on each other · Throw again, or enter the roll by hand.")
     screenshot(page, "tablet-camera-unsure")
-    camera.camera_status("offline", "no frame for 2 s")
+    camera.camera_changed(CameraState.OFFLINE, "no frame for 2 s")
     expect(pill).to_have_text("Camera offline")
     expect(page.locator("#camera-message")).to_contain_text("no frame for 2 s")
 
@@ -333,7 +334,7 @@ def camera_throw(values, confidence=0.99, status="ok", problems=()):
 def test_camera_throws_become_rolls_and_a_fourth_is_not_counted(table, open_page):
     table.post("/api/games", {"players": ["Ana", "Ben"]})
     page = open_page(table.url)
-    service = table.app.extensions["yacht_table"]
+    service = table.engine.table
 
     service.camera_reading(camera_throw([4, 4, 2, 6, 1], confidence=0.5))
     expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")
@@ -375,7 +376,7 @@ def test_a_throw_under_the_camera_reaches_the_tablet_with_its_picture(tmp_path, 
         live.post("/api/games", {"players": ["Ana"]})
         page = open_page(live.url)
         expect(page.locator("#roll-line")).to_have_text("Roll the dice")
-        live.app.extensions["yacht_table_loop"].start()
+        live.engine.start()
         expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3", timeout=20000)
         shown = [int(label.split(": ")[1][0]) for label in
                  page.locator("#dice .die").evaluate_all("dice => dice.map(die => die.getAttribute('aria-label'))")]
@@ -397,7 +398,7 @@ def test_a_throw_the_camera_could_not_read_is_entered_from_what_it_did_read(tabl
 
     table.post("/api/games", {"players": ["Ana"]})
     table.post("/api/roll", {"dice": [1, 1, 1, 1, 1]})
-    service = table.app.extensions["yacht_table"]
+    service = table.engine.table
     page = open_page(table.url)
     # Five dice, left to right 3, 6, ?, 2, 6 (listed out of order): the middle one could not be read.
     places = {150: 6, 250: None, 350: 2, 450: 6, 50: 3}
@@ -438,8 +439,8 @@ def test_the_camera_says_why_in_the_players_language_and_its_picture_follows_eac
     pictures = {width: cv2.imencode(".jpg", np.full((width * 3 // 4, width, 3), 90, np.uint8))[1].tobytes()
                 for width in (320, 640)}
     shown = {"picture": pictures[320]}
-    table.app.extensions["yacht_table_still"] = lambda: shown["picture"]  # the table loop's last picture
-    service = table.app.extensions["yacht_table"]
+    table.engine.still_jpeg = lambda: shown["picture"]  # the table loop's last picture
+    service = table.engine.table
     page = open_page(table.url)
     page.locator("#new-game-button").tap()
     page.locator('#language-list [data-language="fr"]').tap()

@@ -6,6 +6,8 @@ import threading
 
 import pytest
 
+from hardware.supervisor import CameraState
+
 from .conftest import TABLET, record_measurement
 
 expect = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright").expect
@@ -28,7 +30,7 @@ class StatusFlicker:
         tick = 0
         while not self.stop.wait(EVENT_INTERVAL_S):
             tick += 1
-            self.service.camera_status("live", f"frame {tick}")
+            self.service.camera_changed(CameraState.LIVE, f"frame {tick}")
 
     def __enter__(self):
         self.thread.start()
@@ -70,7 +72,7 @@ def test_no_held_tap_is_lost_while_states_arrive(table, open_page):
     # Where a finger goes, found before the states start coming: all within the screen.
     targets = [(target.bounding_box(), dialog) for target, dialog in targets]
     assert all(0 < box["y"] and box["y"] + box["height"] < TABLET["height"] for box, _ in targets)
-    service = table.app.extensions["yacht_table"]
+    service = table.engine.table
     version_before = page.evaluate("page.state.version")
     lost = []
     with StatusFlicker(service):

@@ -1,17 +1,13 @@
-"""Live updates: the latest state, handed to every Server-Sent Events stream as it changes.
+"""Live updates: the newest state (or preview picture), handed to every watcher as it changes.
 
-Each event carries the whole state, so a stream that falls behind simply skips to the newest one;
-nothing queues up per client and a slow tablet cannot hold back the others.
+Each update carries the whole state, so a watcher that falls behind simply skips to the newest one;
+nothing queues up per watcher and a slow tablet cannot hold back the others.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
-
-KEEP_ALIVE_SECONDS = 15.0
-RECONNECT_MILLISECONDS = 2000
 
 
 class Broadcaster:
@@ -52,23 +48,3 @@ class Broadcaster:
         with self._changed:
             self._closed = True
             self._changed.notify_all()
-
-
-def sse_event(version: int, text: str) -> str:
-    return f"id: {version}\nevent: state\ndata: {text}\n\n"
-
-
-def sse_stream(broadcaster: Broadcaster, keep_alive: float = KEEP_ALIVE_SECONDS) -> Iterator[str]:
-    """The text of an event stream: the current state at once, then every change, with a comment
-    line whenever `keep_alive` seconds pass in silence so proxies and idle timeouts keep it open."""
-    version, text = broadcaster.latest()
-    yield f"retry: {RECONNECT_MILLISECONDS}\n" + sse_event(version, text)
-    while not broadcaster.closed:
-        newer = broadcaster.wait_newer(version, keep_alive)
-        if newer is None:
-            if broadcaster.closed:
-                return
-            yield ": keep-alive\n\n"
-        else:
-            version, text = newer
-            yield sse_event(version, text)

@@ -2,7 +2,7 @@
 
 It runs on its own thread behind a CameraSupervisor (which reopens a camera that fails and reports
 it offline), feeds each frame to the settle detector, reads the dice once per resting scene, and
-hands the reading to the TableService, which decides whether it counts as a roll.
+hands the reading to the Table, which decides whether it counts as a roll.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from hardware.supervisor import CONNECTING, LIVE, OFFLINE, CameraStatus, CameraSupervisor
+from hardware.supervisor import CameraFeed, CameraState, CameraSupervisor
 
 from .events import Broadcaster
-from .service import TableService
+from .table import Table
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +60,14 @@ def _default_reader() -> tuple[Callable[[np.ndarray], Any], Callable[[np.ndarray
 
 
 class TableLoop:
-    """One camera, one settle detector, one reader, feeding one TableService.
+    """One camera, one settle detector, one reader, feeding one Table.
 
     `open_camera()` opens the camera afresh (it is called again after each failure). `read_dice`
     and `annotate` default to the vision package's; `make_detector()` to vision.settle's detector.
     `process(frame)` is the whole of one step, so tests can drive the loop frame by frame.
     """
 
-    def __init__(self, open_camera: Callable[[], Any], service: TableService, *, source: str = "camera",
+    def __init__(self, open_camera: Callable[[], Any], table: Table, *, source: str = "camera",
                  settle_seconds: float = 0.3, read_dice: Callable | None = None,
                  annotate: Callable | None = None, make_detector: Callable[[], Any] | None = None,
                  preview_fps: float = PREVIEW_FPS):
@@ -81,7 +81,7 @@ class TableLoop:
             def make_detector():
                 return SettleDetector(still_seconds=settle_seconds)
 
-        self.service = service
+        self.table = table
         self.supervisor = CameraSupervisor(open_camera, source=source)
         self.supervisor.add_status_listener(self._camera_changed)
         self.preview = Broadcaster(0, None)
@@ -146,27 +146,27 @@ class TableLoop:
         event = self._detector.update(frame.image, frame.timestamp)
         if self._detector.state == "moving" and was_settled:
             self._shown_throw = None
-            self.service.camera_moving()
+            self.table.camera_moving()
         if event is not None or self._read_requested.is_set():
             self._read_requested.clear()
             self._read(event.frame if event is not None else frame.image)
         self._send_preview(frame)
 
     def _read(self, image: np.ndarray) -> None:
-        self.service.camera_status("reading")
+        self.table.camera_changed(CameraState.READING)
         try:
             reading = self._read_dice(image)
         except Exception as error:
             log.exception("reading the dice failed")
             self._show(image)  # the frame itself: nothing was read to draw on it
             self._last_reading = None
-            self.service.camera_read_failed(f"the dice could not be read ({type(error).__name__}); "
+            self.table.camera_read_failed(f"the dice could not be read ({type(error).__name__}); "
                                             "throw again or enter them by hand")
             return
         self._show(self._annotate(image, reading))
         repeated = same_throw(self._last_reading, reading)
         self._last_reading = reading
-        self.service.camera_reading(reading, repeated=repeated)
+        self.table.camera_reading(reading, repeated=repeated)
 
     def _show(self, picture: np.ndarray) -> None:
         """The last throw's picture: served as the still, and in the preview at once until dice move."""
@@ -187,12 +187,11 @@ class TableLoop:
 
     # --- camera status (called on the supervisor's thread) -------------------------------------------
 
-    def _camera_changed(self, status: CameraStatus) -> None:
-        if status.state == LIVE:
+    def _camera_changed(self, feed: CameraFeed) -> None:
+        live = feed.state is CameraState.LIVE
+        if live:
             self._restart_detector.set()
-            self.service.camera_status("live", source=status.message)
-        elif status.state in (OFFLINE, CONNECTING):
-            self._shown_throw = None
-            self.service.camera_status("offline", status.message)
         else:
-            self.service.camera_status("off", status.message)
+            self._shown_throw = None
+        # A live camera's message is its name, which is the source the tablet shows.
+        self.table.camera_changed(feed.state, None if live else feed.message, feed.message if live else None)

@@ -1,5 +1,8 @@
 """The table's settings: defaults, then a TOML file, then YACHT_TABLE_* environment variables, then
-explicit overrides (command-line flags). Every value is checked; a bad one names its key and source."""
+explicit overrides (command-line flags). Every value is checked; a bad one names its key and source.
+
+The application owns its settings and where its files live; the packages below it (scorer, hardware,
+vision) are handed paths and values, and read no environment."""
 
 from __future__ import annotations
 
@@ -12,17 +15,26 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from scorer.datadir import data_dir as default_data_dir
+from hardware.camera import parse_source
+from scorer.files import write_atomically
 
-from .camera import parse_source
-
+APP_NAME = "yacht-table"
 CONFIG_ENV = "YACHT_TABLE_CONFIG"
 ENV_PREFIX = "YACHT_TABLE_"
 
 
+def xdg_dir(kind: str, env: Mapping[str, str] = os.environ) -> Path:
+    """The table's folder of one XDG kind: `config` ($XDG_CONFIG_HOME, else ~/.config) or `data`
+    ($XDG_DATA_HOME, else ~/.local/share), each followed by yacht-table."""
+    variable, fallback = {"config": ("XDG_CONFIG_HOME", Path(".config")),
+                          "data": ("XDG_DATA_HOME", Path(".local") / "share")}[kind]
+    base = env.get(variable)
+    return (Path(base).expanduser() if base else Path.home() / fallback) / APP_NAME
+
+
 @dataclass(frozen=True)
 class Settings:
-    data_dir: Path = field(default_factory=default_data_dir)
+    data_dir: Path = field(default_factory=lambda: xdg_dir("data"))
     camera: str = "auto"
     host: str = "127.0.0.1"
     port: int = 8000
@@ -61,11 +73,7 @@ class SettingsError(ValueError):
 def default_config_path(env: Mapping[str, str] = os.environ) -> Path:
     """$YACHT_TABLE_CONFIG, else $XDG_CONFIG_HOME/yacht-table/config.toml, else ~/.config/yacht-table/config.toml."""
     explicit = env.get(CONFIG_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = env.get("XDG_CONFIG_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return base / "yacht-table" / "config.toml"
+    return Path(explicit).expanduser() if explicit else xdg_dir("config", env) / "config.toml"
 
 
 def load_settings(path: str | Path | None = None, env: Mapping[str, str] = os.environ,
@@ -74,7 +82,7 @@ def load_settings(path: str | Path | None = None, env: Mapping[str, str] = os.en
     skipped so unset command-line flags fall through). A missing file is fine unless named explicitly."""
     explicit_file = path is not None or bool(env.get(CONFIG_ENV))
     config_path = Path(path).expanduser() if path is not None else default_config_path(env)
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {"data_dir": xdg_dir("data", env)}
     if config_path.is_file():
         values.update(_check_all(read_config_file(config_path), f"{config_path}"))
     elif explicit_file:
@@ -112,11 +120,8 @@ def update_config_file(path: Path, changes: Mapping[str, Any]) -> None:
         else:
             current[name] = value
     _check_all(current, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [f"{name} = {_toml_value(value)}" for name, value in current.items()]
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def _toml_value(value: Any) -> str:

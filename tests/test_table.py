@@ -1,0 +1,68 @@
+"""The table without HTTP: its one write path, its versioned state, and camera throws mixed with
+taps keeping the game and its journal in step."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from table_helpers import built_advisor, check_game, table_engine
+
+from hardware.supervisor import CameraState
+from scorer import CATEGORIES, GameError
+from scorer.actions import Record, Roll, Undo
+from vision.reading import Die, Reading
+from webui.engine import NewGame
+
+
+def camera_reading(values, status):
+    dice = tuple(Die(value=v, x=40.0 * i, y=50.0, size=20.0, angle=0.0, confidence=0.8)
+                 for i, v in enumerate(values))
+    return Reading(dice=dice, status=status, problems=("glare",) if status == "unsure" else ())
+
+
+table_events = st.one_of(
+    st.tuples(st.just("camera"), st.lists(st.integers(1, 6), min_size=0, max_size=7),
+              st.sampled_from(["ok", "ok", "unsure"])),
+    st.tuples(st.just("status"), st.sampled_from(["live", "reading", "offline"])),
+    st.tuples(st.just("roll"), st.lists(st.integers(1, 6), min_size=5, max_size=5)),
+    st.tuples(st.just("record"), st.sampled_from(CATEGORIES)),
+    st.tuples(st.just("undo")),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(table_events, min_size=1, max_size=40))
+def test_camera_throws_mixed_with_taps_keep_the_game_and_its_journal_in_step(events):
+    with tempfile.TemporaryDirectory() as data_dir:
+        engine = table_engine(data_dir, advisor=built_advisor(), camera="replay:test", start=False)
+        table = engine.table
+        try:
+            table.apply(table.version, NewGame(["Ana", "Ben"]))
+            for event in events:
+                before = json.loads(table.state_json())
+                try:
+                    if event[0] == "camera":
+                        counted = table.camera_reading(camera_reading(event[1], event[2]))
+                        assert not counted or (event[2] == "ok" and len(event[1]) == 5)
+                    elif event[0] == "status":
+                        table.camera_changed(CameraState(event[1]), "because")
+                    elif event[0] == "roll":
+                        table.apply(table.version, Roll(event[1]))
+                    elif event[0] == "record":
+                        table.apply(table.version, Record(event[1]))
+                    else:
+                        table.apply(table.version, Undo())
+                except GameError:
+                    assert json.loads(table.state_json()) == before
+                state = json.loads(table.state_json())
+                assert state["version"] >= before["version"]
+                check_game(state["game"])
+            game_id = state["game"]["id"]
+            rebuilt = table.session.store.load(game_id).view()
+            for key in ("sheets", "dice", "roll_number", "current_player"):
+                assert rebuilt[key] == state["game"][key]
+        finally:
+            engine.close()

@@ -1,0 +1,25 @@
+"""The table without Flask: settings, camera supervision, settle and read, the journaled game
+session, and the versioned state with its live events. `open_engine(settings)` builds one."""
+
+from .actions import CorrectDie, NewGame, Resume, TableAction
+from .engine import Engine, open_engine
+from .errors import (
+    ConflictError,
+    FinishedGameError,
+    InvalidFieldError,
+    InvalidRequestError,
+    NoGameError,
+    NotFoundError,
+    StaleVersionError,
+    TableError,
+    UnknownGameIdError,
+)
+from .settings import Settings, SettingsError, load_settings
+from .table import CameraStatus, Table
+
+__all__ = [
+    "CameraStatus", "ConflictError", "CorrectDie", "Engine", "FinishedGameError", "InvalidFieldError",
+    "InvalidRequestError", "NewGame", "NoGameError", "NotFoundError", "Resume", "Settings", "SettingsError",
+    "StaleVersionError", "Table", "TableAction", "TableError", "UnknownGameIdError", "load_settings",
+    "open_engine",
+]

@@ -1,0 +1,77 @@
+"""A game as the tablets see it: the score sheet, where the dice came from, and the advisor's help."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from scorer import Game, RecordedTurn
+from scorer.actions import Correct, Roll
+
+log = logging.getLogger(__name__)
+
+
+class Advisor(Protocol):
+    def advise(self, used: frozenset[str], dice: Sequence[int], roll_number: int) -> Any: ...
+
+    def cost_of(self, used: frozenset[str], dice: Sequence[int], category: str) -> float: ...
+
+
+class GameViews:
+    """Renders games with the advisor's advice and the cost of each recorded choice, both cached:
+    the state is rendered again at every camera flicker, and advice is worth computing once."""
+
+    def __init__(self, advisor: Advisor | None):
+        self._advisor = advisor
+        self._costs: dict[tuple, float | None] = {}
+        self._advice_cache: tuple[tuple, dict[str, Any] | None] | None = None
+
+    def view(self, game_id: int, game: Game, camera_confidence: list[float] | None = None) -> dict[str, Any]:
+        """`camera_confidence`: per-die confidence of the current roll when the camera read it."""
+        view = game.view()
+        del view["actions"]
+        source = None
+        if game.dice is not None:
+            last = game.actions[-1]
+            source = "corrected" if isinstance(last, Correct) else last.source if isinstance(last, Roll) else None
+        view.update(
+            id=game_id,
+            dice_confidence=camera_confidence if source == "camera" else None,
+            dice_source=source,
+            can_undo=bool(game.actions),
+            history=[self._history_entry(game, turn) for turn in game.history],
+            advice=self._advice(game),
+        )
+        return view
+
+    def _history_entry(self, game: Game, turn: RecordedTurn) -> dict[str, Any]:
+        entry = turn.to_dict()
+        del entry["used_before"]
+        entry["player_name"] = game.players[turn.player]
+        entry["cost"] = None
+        advisor = self._advisor
+        if advisor is not None:
+            key = (turn.used_before, turn.dice, turn.category)
+            if key not in self._costs:
+                self._costs[key] = _guarded(lambda: float(advisor.cost_of(*key)))
+            entry["cost"] = self._costs[key]
+        return entry
+
+    def _advice(self, game: Game) -> dict[str, Any] | None:
+        advisor = self._advisor
+        if advisor is None or game.dice is None or game.current_player is None:
+            return None
+        key = (game.used_categories(game.current_player), game.dice, game.roll_number)
+        if self._advice_cache is None or self._advice_cache[0] != key:
+            self._advice_cache = (key, _guarded(lambda: advisor.advise(*key).to_dict()))
+        return self._advice_cache[1]
+
+
+def _guarded(compute: Callable[[], Any]) -> Any:
+    """Advice is a help, not the game: a failing advisor is logged and the state goes out without it."""
+    try:
+        return compute()
+    except Exception:
+        log.exception("the advisor failed; sending the state without its advice")
+        return None
