@@ -126,6 +126,9 @@ def test_labels_are_written_as_the_shared_photo_sets_and_read_back_alike(tmp_pat
             assert box.value == die["value"]
             assert math.isclose(box.x, (die["box"][0] + die["box"][2]) / 2, abs_tol=0.01)
     assert json.loads((tmp_path / "truth" / "render_000001.json").read_text())["seed"] == 1
+    assert [r.path.name for r in load_folder(tmp_path, split="train")] == ["render_000001.jpg", "render_000002.jpg",
+                                                                          "render_000003.jpg"]
+    assert load_folder(tmp_path, split="test") == []
 
 
 def test_the_camera_exposes_to_middle_grey_and_more_gain_is_more_noise():

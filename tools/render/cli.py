@@ -47,12 +47,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("rendering needs Blender's Python module: pip install -e '.[render]'", file=sys.stderr)
         return 2
     prepare_folder(args.out)
+    cpu_before = time.process_time()
     for seed in range(args.seed, args.seed + args.count):
         if (args.out / "truth" / f"{image_name(seed)[:-4]}.json").is_file():
             continue
         started = time.perf_counter()
         label = render_one(args.out, seed, args.samples, args.threads)
-        print(f"seed {seed}: {len(label['dice'])} dice {label['values']} {label['status']} "
-              f"in {time.perf_counter() - started:.1f} s", flush=True)
+        seconds = time.perf_counter() - started
+        # the manifest after every picture: a folder being filled can be read (and trained on) at any time
+        count = write_manifest(args.out)
+        print(f"seed {seed}: {len(label['dice'])} dice {label['values']} {label['status']} in {seconds:.1f} s "
+              f"({time.process_time() - cpu_before:.1f} s CPU), {count} in the folder", flush=True)
+        cpu_before = time.process_time()
     print(f"{write_manifest(args.out)} labelled pictures in {args.out}")
     return 0

@@ -131,9 +131,14 @@ def write_labels(out: Path, label: dict) -> None:
     (out / "truth" / f"{stem}.json").write_text(json.dumps(label, indent=1) + "\n")
 
 
+def split_of(seed: int) -> str:
+    """Every tenth seed is held out, so renders can be scored apart from those trained on."""
+    return "test" if seed % 10 == 9 else "train"
+
+
 def write_manifest(out: Path) -> int:
-    """manifest.csv listing every picture of the folder whose truth file exists, in seed order (so a
-    run cut short and resumed gives the same manifest); returns how many."""
+    """manifest.csv and split.csv listing every picture of the folder whose truth file exists, in seed
+    order (so a run cut short and resumed gives the same files); returns how many."""
     labels = [json.loads(path.read_text()) for path in (out / "truth").glob("*.json")]
     labels = [label for label in labels if (out / "images" / label["image"]).is_file()]
     labels.sort(key=lambda label: label["seed"])
@@ -142,4 +147,9 @@ def write_manifest(out: Path) -> int:
         writer.writerow(["image", "values", "status"])
         for label in labels:
             writer.writerow([label["image"], "-".join(map(str, label["values"])), label["status"]])
+    with open(out / "split.csv", "w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["image", "split"])
+        for label in labels:
+            writer.writerow([label["image"], split_of(label["seed"])])
     return len(labels)
