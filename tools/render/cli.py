@@ -4,13 +4,14 @@ short is resumed by running it again."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from .labels import prepare_folder, truth, write_labels, write_manifest
-from .plan import SIZE, plan_scene
+from .plan import SINGLE_CONDITIONS, SIZE, plan_scene
 from .post import develop, jpeg
 
 
@@ -18,17 +19,35 @@ def image_name(seed: int) -> str:
     return f"render_{seed:06d}.jpg"
 
 
-def render_one(out: Path, seed: int, samples: int, threads: int) -> dict:
+def condition_of(seed: int, by_condition: bool) -> str | None:
+    """With --conditions, seed after seed plans each of SINGLE_CONDITIONS in turn."""
+    return SINGLE_CONDITIONS[seed % len(SINGLE_CONDITIONS)] if by_condition else None
+
+
+def render_one(out: Path, seed: int, samples: int, threads: int, only: str | None) -> dict:
     """Render the scene of `seed` into `out`: the JPEG, its YOLO label and its truth file."""
     from .blender import render_linear  # the only import of bpy
 
-    scene = plan_scene(seed, SIZE)
+    scene = plan_scene(seed, SIZE, only)
     picture = develop(render_linear(scene, samples, threads), scene.lens, seed)
     name = image_name(seed)
     label = truth(scene, name)
     (out / "images" / name).write_bytes(jpeg(picture, scene.lens.jpeg_quality))
     write_labels(out, label)
     return label
+
+
+def relabel(out: Path) -> int:
+    """Label the folder's pictures again from their seeds (the scene plan is pure, so no rendering):
+    for when the labelling, not the scene, has changed."""
+    count = 0
+    for path in sorted((out / "truth").glob("*.json")):
+        old = json.loads(path.read_text())
+        write_labels(out, truth(plan_scene(old["seed"], (old["width"], old["height"]), old.get("only")),
+                                old["image"]))
+        count += 1
+    write_manifest(out)
+    return count
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -38,9 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
     parser.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (default 8, denoised)")
     parser.add_argument("--threads", type=int, default=0, help="render threads (default: every core)")
+    parser.add_argument("--conditions", action="store_true",
+                        help="one reader condition per scene, in turn: " + ", ".join(SINGLE_CONDITIONS))
+    parser.add_argument("--relabel", action="store_true",
+                        help="rewrite the labels of the pictures already in --out from their seeds; render nothing")
     args = parser.parse_args(argv)
     if args.count < 0 or args.samples < 1 or args.threads < 0:
         parser.error("--count must be 0 or more, --samples 1 or more, --threads 0 or more")
+    if args.relabel:
+        print(f"labelled {relabel(args.out)} pictures in {args.out} again")
+        return 0
     try:
         import bpy  # noqa: F401
     except ImportError:
@@ -52,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (args.out / "truth" / f"{image_name(seed)[:-4]}.json").is_file():
             continue
         started = time.perf_counter()
-        label = render_one(args.out, seed, args.samples, args.threads)
+        label = render_one(args.out, seed, args.samples, args.threads, condition_of(seed, args.conditions))
         seconds = time.perf_counter() - started
         # the manifest after every picture: a folder being filled can be read (and trained on) at any time
         count = write_manifest(args.out)

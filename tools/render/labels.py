@@ -51,8 +51,9 @@ def die_truth(scene: Scene, index: int) -> dict:
 
 
 def touching_pairs(scene: Scene) -> int:
-    """How many pairs of dice touch (closer than TOUCH_MM, measured between their corners' hulls)."""
-    poses = scene.poses()
+    """How many pairs of flat dice touch (closer than TOUCH_MM between their corners' hulls); a cocked
+    die touches what it leans on, and counts as cocked, not as touching."""
+    poses = [d.pose for d in scene.dice if not d.cocked]
     return sum(polygons_overlap(footprint(a), footprint(b), TOUCH_MM)
                for i, a in enumerate(poses) for b in poses[i + 1:])
 
@@ -94,6 +95,7 @@ def truth(scene: Scene, image_name: str) -> dict:
     return {
         "image": image_name,
         "seed": scene.seed,
+        "only": scene.only,
         "width": scene.width,
         "height": scene.height,
         "values": sorted(d["value"] for d in counted),

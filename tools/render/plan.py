@@ -143,6 +143,7 @@ class Scene:
     skin: tuple[float, float, float]
     extras: tuple[Extra, ...]
     texture_seed: int
+    only: str | None = None  # the one condition planned, for measuring (SINGLE_CONDITIONS)
 
     @property
     def capsules(self) -> tuple[Capsule, ...]:
@@ -161,8 +162,9 @@ def _pick(rng: np.random.Generator, options):
     return options[int(rng.integers(len(options)))]
 
 
-def die_look(rng: np.random.Generator, size: float, colour: str | None = None) -> DieLook:
-    colour = colour or _pick(rng, list(DIE_COLOURS))
+def die_look(rng: np.random.Generator, size: float, colour: str | None = None,
+             colours: tuple[str, ...] = tuple(DIE_COLOURS)) -> DieLook:
+    colour = colour or _pick(rng, colours)
     body, pip_choices = DIE_COLOURS[colour]
     if colour == "translucent":
         body = TRANSLUCENT_TINTS[_pick(rng, list(TRANSLUCENT_TINTS))]
@@ -201,10 +203,15 @@ def fits(tray: Tray, placed: list[PlannedDie], die: DieSpec, gap: float = 0.15) 
     return not any(polygons_overlap(shape, footprint(p.pose), gap) for p in placed)
 
 
-def _camera(rng: np.random.Generator, tray: Tray, width: int, height: int) -> tuple[Camera, float, float]:
-    """A camera 15-45 cm above the floor, tilted up to 20 degrees, aimed near the tray's middle."""
+def _camera(rng: np.random.Generator, tray: Tray, width: int, height: int,
+            tilts: tuple[float, float] | None = None) -> tuple[Camera, float, float]:
+    """A camera 15-45 cm above the floor, tilted up to 20 degrees (or within `tilts`), aimed near the
+    tray's middle."""
     height_mm = float(rng.uniform(150, 450))
-    tilt = float(rng.uniform(0, 20)) if rng.random() < 0.75 else float(rng.uniform(0, 2))
+    if tilts is not None:
+        tilt = float(rng.uniform(*tilts))
+    else:
+        tilt = float(rng.uniform(0, 20)) if rng.random() < 0.75 else float(rng.uniform(0, 2))
     azimuth = rng.uniform(0, 2 * math.pi)
     target = np.array([rng.uniform(-0.2, 0.2) * tray.size[0], rng.uniform(-0.2, 0.2) * tray.size[1], 0.0])
     distance = height_mm / math.cos(math.radians(tilt))
@@ -367,8 +374,17 @@ def _extras(rng: np.random.Generator, tray: Tray) -> tuple[Extra, ...]:
     return tuple(extras)
 
 
-def plan_scene(seed: int, size: tuple[int, int] = SIZE) -> Scene:
-    """The scene of `seed`: always the same one for the same seed."""
+# The conditions the reader issue asks to measure one at a time, and "plain": none of them.
+SINGLE_CONDITIONS = ("plain", "wood tray", "hard shadow", "translucent dice", "touching dice", "tilt > 5 deg",
+                     "cocked dice")
+
+
+def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None) -> Scene:
+    """The scene of `seed`: always the same one for the same seed. With `only` (one of
+    SINGLE_CONDITIONS) the scene has that condition and none of the others, and no hand: pictures for
+    measuring a reader condition by condition."""
+    if only is not None and only not in SINGLE_CONDITIONS:
+        raise ValueError(f"unknown condition {only!r}; choose from {', '.join(SINGLE_CONDITIONS)}")
     rng = np.random.default_rng(seed)
     width, height = size
     if rng.random() < 0.6:
@@ -378,15 +394,21 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE) -> Scene:
     else:
         diameter = float(rng.uniform(200, 320))
         tray = Tray("round", (diameter, diameter), float(rng.uniform(15, 35)), float(rng.uniform(8, 20)))
-    tray_material = _pick(rng, list(TRAY_MATERIALS))
+    materials = [m for m in TRAY_MATERIALS if only is None or m.endswith("wood") == (only == "wood tray")]
+    tray_material = _pick(rng, materials)
     table_material = _pick(rng, list(TABLE_MATERIALS))
-    camera, tilt, _height = _camera(rng, tray, width, height)
+    tilts = None if only is None else (5.0, 20.0) if only == "tilt > 5 deg" else (0.0, 5.0)
+    camera, tilt, _height = _camera(rng, tray, width, height, tilts)
 
-    count = int(rng.choice(7, p=(0.04, 0.06, 0.08, 0.1, 0.14, 0.4, 0.18)))
+    if only is None:
+        count = int(rng.choice(7, p=(0.04, 0.06, 0.08, 0.1, 0.14, 0.4, 0.18)))
+    else:
+        count = int(rng.choice([2, 3, 4, 5, 5, 5, 6]))
     base_size = float(rng.uniform(12, 19))
     mixed_sizes = rng.random() < 0.15
     same_look = rng.random() < 0.5
-    shared_look = die_look(rng, base_size)
+    colours = tuple(c for c in DIE_COLOURS if only is None or (c == "translucent") == (only == "translucent dice"))
+    shared_look = die_look(rng, base_size, colours=colours)
 
     def size_of() -> float:
         return float(rng.uniform(12, 19)) if mixed_sizes else base_size
@@ -395,15 +417,23 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE) -> Scene:
         if same_look:
             return replace(shared_look, edge_radius=shared_look.edge_radius / base_size * die_size,
                            pip_radius=shared_look.pip_radius / base_size * die_size)
-        return die_look(rng, die_size)
+        return die_look(rng, die_size, colours=colours)
 
-    touchy = float(rng.choice([0.0, 0.25, 0.5]))
-    cocky = 0.08 if rng.random() < 0.4 else 0.0
+    if only is None:
+        touchy = float(rng.choice([0.0, 0.25, 0.5]))
+        cocky = 0.08 if rng.random() < 0.4 else 0.0
+    else:
+        touchy = 0.6 if only == "touching dice" else 0.0
+        cocky = 0.3 if only == "cocked dice" else 0.0
     dice = _place(rng, tray, camera, count, size_of, touchy, cocky, look_of)
 
-    lighting = _pick(rng, LIGHTINGS)
+    if only is None:
+        lighting = _pick(rng, LIGHTINGS)
+    else:
+        lighting = "low hard light" if only == "hard shadow" else _pick(rng, [k for k in LIGHTINGS
+                                                                             if k != "low hard light"])
     lights, ambient = _lights(rng, lighting, camera)
-    hand = _hand(rng, camera, dice) if rng.random() < 0.08 else ()
+    hand = _hand(rng, camera, dice) if rng.random() < 0.08 and only is None else ()
     target = np.linalg.norm(camera.position - np.array([*floor_view(camera, 0.0, 0.0).mean(axis=0), 0.0]))
     defocus = rng.random() < 0.3
     lens = Lens(
@@ -419,5 +449,5 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE) -> Scene:
         tray_colour=_pick(rng, TRAY_MATERIALS[tray_material]), table_material=table_material,
         table_colour=_pick(rng, TABLE_MATERIALS[table_material]), dice=tuple(dice), lighting=lighting,
         lights=lights, ambient=ambient, camera=camera, tilt=tilt, lens=lens, hand=hand,
-        skin=_pick(rng, SKIN_TONES), extras=_extras(rng, tray), texture_seed=int(rng.integers(2**20)),
+        skin=_pick(rng, SKIN_TONES), extras=_extras(rng, tray), texture_seed=int(rng.integers(2**20)), only=only,
     )
