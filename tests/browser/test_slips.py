@@ -32,7 +32,7 @@ def test_no_camera_picture_beside_dice_typed_by_hand(table, open_page):
     import cv2
     import numpy as np
 
-    from .test_tablet import camera_throw, enter_roll_by_taps
+    from .test_tablet import camera_throw
 
     table.post("/api/games", {"players": ["Ana"]})
     picture = cv2.imencode(".jpg", np.full((240, 320, 3), 90, np.uint8))[1].tobytes()
@@ -42,7 +42,10 @@ def test_no_camera_picture_beside_dice_typed_by_hand(table, open_page):
     thumbnail = page.locator("#camera-thumb")
     service.camera_reading(camera_throw([4, 4, 2], status="unsure", problems=["three dice seen"]))
     expect(thumbnail).to_be_visible()  # the throw the camera's words are about
-    enter_roll_by_taps(page, [4, 4, 2, 1, 6])
+    page.locator("#manual-roll").tap()  # starts from the three dice read: two values, then Save
+    for value in (1, 6):
+        page.locator(f'#manual-keys [data-value="{value}"]').tap()
+    page.locator("#manual-save").tap()
     expect(page.locator("#dice-source")).to_contain_text("Entered by hand")
     expect(thumbnail).to_be_hidden()
     page.locator('#dice [data-die="4"]').tap()  # a typed roll corrected is still typed

@@ -34,10 +34,10 @@ BEN_POINTS = {"yacht": 0, "big_straight": 0, "little_straight": 0, "four_of_a_ki
 
 
 def enter_roll_by_taps(page, dice):
+    """Six taps: the keypad, then each die's value; the fifth saves the roll."""
     page.locator("#manual-roll").tap()
-    for index, value in enumerate(dice):
-        page.locator(f'#manual-dice [data-die="{index}"][data-value="{value}"]').tap()
-    page.locator("#manual-save").tap()
+    for value in dice:
+        page.locator(f'#manual-keys [data-value="{value}"]').tap()
 
 
 def roll_by_taps(page, dice, roll_number):
@@ -51,6 +51,16 @@ def record_by_taps(page, category, points, column):
     expect(page.locator("#confirm-text")).to_contain_text(f"{points} points")
     page.locator("#confirm-record").tap()
     expect(sheet_cell(page, category, column)).to_have_text(str(points))
+
+
+def go_to(page, where):
+    """'new-game' or 'history': a button in the top bar on a tablet, in the menu on a phone."""
+    button = page.locator(f"#{where}-button")
+    if button.is_visible():
+        button.tap()
+    else:
+        page.locator("#menu-button").tap()
+        page.locator(f"#menu-{where}").tap()
 
 
 def sheet_cell(page, category, column):
@@ -280,7 +290,7 @@ def test_screens_in_the_dark_and_on_a_phone(table, open_page):
     bar_bottom = phone.evaluate("document.querySelector('.topbar').getBoundingClientRect().bottom")
     assert phone.evaluate("document.getElementById('standings').getBoundingClientRect().top") == pytest.approx(bar_bottom, abs=2)
     phone.evaluate("window.scrollTo(0, 0)")
-    phone.locator("#new-game-button").tap()
+    go_to(phone, "new-game")
     expect(phone.locator("#player-list input")).to_have_count(4)
     screenshot(phone, "phone-start")
     phone.locator("#back-to-game").tap()
@@ -411,12 +421,12 @@ def test_a_throw_the_camera_could_not_read_is_entered_from_what_it_did_read(tabl
     expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")  # not counted
 
     page.locator("#manual-roll").tap()
-    pressed = page.locator('#manual-dice [aria-pressed="true"]')
-    expect(pressed).to_have_count(4)
+    slots = page.locator("#manual-slots .manual-slot")
+    expect(slots).to_have_count(5)
     screenshot(page, "tablet-enter-unsure-throw")
-    assert [(b.get_attribute("data-die"), b.get_attribute("data-value")) for b in pressed.all()] == [
-        ("0", "3"), ("1", "6"), ("3", "2"), ("4", "6")]
-    page.locator('#manual-dice [data-die="2"][data-value="5"]').tap()
+    assert [slot.get_attribute("data-value") for slot in slots.all()] == ["3", "6", "", "2", "6"]
+    page.locator('#manual-keys [data-value="5"]').tap()  # fills the place left empty
+    expect(page.locator("#dialog-manual")).to_be_visible()  # what the camera read is checked, then saved
     page.locator("#manual-save").tap()
     expect(page.locator("#roll-line")).to_have_text("Roll 2 of 3")
     assert table.state()["game"]["dice"] == [3, 6, 5, 2, 6]
@@ -523,7 +533,10 @@ def test_every_control_is_big_enough_for_a_finger(table, open_page, viewport):
     assert page.evaluate(TOO_SMALL_TO_TAP) == []
     page.keyboard.press("Escape")
     screenshot(page, f"game-8-players-{viewport['width']}")
-    page.locator("#new-game-button").tap()
+    page.locator("#menu-button").tap()
+    assert page.evaluate(TOO_SMALL_TO_TAP) == []
+    page.keyboard.press("Escape")
+    go_to(page, "new-game")
     assert page.evaluate(TOO_SMALL_TO_TAP) == []
 
 
@@ -576,6 +589,6 @@ def test_the_end_screen_and_history_on_a_phone_in_the_dark(table, open_page):
     expect(phone.locator("#winner-line")).to_have_text("Ana and Ben share the win!")
     expect(phone.locator("#over-players .summary.winner")).to_have_count(2)
     screenshot(phone, "phone-game-over-dark")
-    phone.locator("#history-button").tap()
+    go_to(phone, "history")
     expect(phone.locator("#history-list .game-item")).to_have_count(1)
     screenshot(phone, "phone-history-dark")

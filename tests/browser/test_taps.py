@@ -80,7 +80,7 @@ def test_no_held_tap_is_lost_while_states_arrive(table, open_page):
             box, dialog = targets[tap % len(targets)]
             held_tap(cdp, page, box, finger=(tap // len(targets)) % 2 == 0)
             try:
-                page.wait_for_function(f"({OPEN_DIALOG})() === '{dialog}'", timeout=400)
+                page.wait_for_function(f"({OPEN_DIALOG})() === '{dialog}'", timeout=1500)
             except Exception:
                 lost.append(tap)
                 continue

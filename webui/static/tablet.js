@@ -32,6 +32,7 @@ const page = {
   pendingRecord: null,
   pendingDie: null,
   manualDice: [null, null, null, null, null],
+  manualSavesItself: true, // the keypad saves at the fifth value unless it started from a camera's throw
   celebrated: null,
   toastTimer: null,
   stillReading: null, // the reading (as JSON) whose picture the camera dialog shows
@@ -137,6 +138,44 @@ function joinNames(names) {
 function setLanguage(language) {
   page.language = language;
   localStorage.setItem("yacht.language", language);
+  render();
+}
+
+// The page's buttons for choosing a language: on the start screen and in the menu during a game.
+function renderLanguages(container) {
+  fill(container, page.language, () =>
+    CONFIG.languages.map((language) =>
+      el("button", {
+        type: "button",
+        class: "button",
+        lang: LOCALES[language] ?? language,
+        "aria-pressed": String(language === page.language),
+        "data-language": language,
+        text: CONFIG.catalogs[language].language_name,
+        onclick: () => setLanguage(language),
+      })));
+}
+
+// --- light or dark -------------------------------------------------------------------------------
+
+const THEMES = ["auto", "light", "dark"];
+const DEVICE_DARK = window.matchMedia("(prefers-color-scheme: dark)");
+
+function chosenTheme() {
+  const saved = localStorage.getItem("yacht.theme");
+  return THEMES.includes(saved) ? saved : "auto";
+}
+
+// The style sheet knows only data-theme; "auto" follows the device, also when it changes its mind.
+function applyTheme() {
+  const theme = chosenTheme();
+  const dark = theme === "dark" || (theme === "auto" && DEVICE_DARK.matches);
+  setAttr(document.documentElement, "data-theme", dark ? "dark" : "light");
+}
+
+function setTheme(theme) {
+  localStorage.setItem("yacht.theme", theme);
+  applyTheme();
   render();
 }
 
@@ -420,6 +459,7 @@ function render() {
     renderCameraDialog();
     followTheThrow();
   }
+  if ($("dialog-menu").open) renderMenu();
   if (screen !== "game") {
     for (const id of ["dialog-confirm", "dialog-die", "dialog-manual"]) if ($(id).open) $(id).close();
   }
@@ -434,8 +474,11 @@ function renderTopbar(screen) {
   const undo = $("undo-button");
   undo.hidden = !(game && (screen === "game" || screen === "over"));
   undo.disabled = !(game && game.can_undo);
-  $("new-game-button").hidden = screen === "start";
-  $("history-button").hidden = screen === "history";
+  const what = game ? undoWhat(game) : null;
+  setText($("undo-what"), what || "");
+  setAttr(undo, "aria-label", what ? t("undo_label", { what }) : t("undo"));
+  $("new-game-button").hidden = $("menu-new-game").hidden = screen === "start";
+  $("history-button").hidden = $("menu-history").hidden = screen === "history";
   // Out of touch with the table, its last camera status may no longer be true: say it is not known.
   const camera = page.state && page.connected !== false ? page.state.camera : null;
   const status = camera ? camera.status : page.state ? "unknown" : "off";
@@ -445,6 +488,33 @@ function renderTopbar(screen) {
   setAttr(pill, "aria-label", t("camera_view") + ": " + t("cam." + status));
   const badge = $("connection");
   if (!badge.hidden) setText(badge, page.connected ? t("conn_back") : t("conn_lost"));
+}
+
+// What Undo takes back, as the players saw it happen: the last roll, correction or row taken.
+function undoWhat(game) {
+  if (!game.can_undo) return null;
+  if (game.dice && game.roll_number > 0) {
+    const name = game.current_player_name;
+    if (game.dice_source === "corrected") return t("undo_correct", { name });
+    return t("undo_roll", { name, n: game.roll_number });
+  }
+  const last = game.history[game.history.length - 1];
+  return last ? t("undo_record", { name: last.player_name, category: categoryName(last.category) }) : null;
+}
+
+function openMenu() {
+  renderMenu();
+  $("dialog-menu").showModal();
+}
+
+function renderMenu() {
+  renderLanguages($("menu-languages"));
+  const theme = chosenTheme();
+  fill($("menu-themes"), JSON.stringify([theme, page.language]), () =>
+    THEMES.map((choice) => el("button", {
+      type: "button", class: "button", "data-theme": choice, "aria-pressed": String(choice === theme),
+      text: t("theme." + choice), onclick: () => setTheme(choice),
+    })));
 }
 
 // Start screen -------------------------------------------------------------------------------------
@@ -471,19 +541,7 @@ function renderStart() {
   const game = currentGame();
   $("back-to-game").hidden = !game;
 
-  fill($("language-list"), page.language, () =>
-    CONFIG.languages.map((language) =>
-      el("button", {
-        type: "button",
-        class: "button",
-        lang: LOCALES[language] ?? language,
-        "aria-pressed": String(language === page.language),
-        "data-language": language,
-        text: CONFIG.catalogs[language].language_name,
-        onclick: () => setLanguage(language),
-      }),
-    ),
-  );
+  renderLanguages($("language-list"));
 
   const currentId = game ? game.id : null;
   const unfinished = page.pastGames.filter((past) => !past.is_over && past.id !== currentId);
@@ -596,7 +654,8 @@ async function resumeGame(id) {
 // Game screen --------------------------------------------------------------------------------------
 
 function renderStandings(game) {
-  fill($("standings"), JSON.stringify([game.players, game.totals, game.current_player]), () =>
+  const list = $("standings");
+  fill(list, JSON.stringify([game.players, game.totals, game.current_player]), () =>
     game.players.map((name, index) =>
       el("li", { class: "standing" + (index === game.current_player ? " current" : "") }, [
         el("span", { text: name }),
@@ -604,6 +663,14 @@ function renderStandings(game) {
       ]),
     ),
   );
+  // On a narrow screen the players are one scrolling line: keep the current one in it.
+  const current = list.querySelector(".current");
+  if (current && list.scrollWidth > list.clientWidth) {
+    const left = current.offsetLeft - list.offsetLeft;
+    if (left < list.scrollLeft || left + current.offsetWidth > list.scrollLeft + list.clientWidth) {
+      list.scrollLeft = left - (list.clientWidth - current.offsetWidth) / 2;
+    }
+  }
 }
 
 function renderGame() {
@@ -735,7 +802,7 @@ function renderSheet(game) {
     const cells = () => game.players.map(() => el("td"));
     table.replaceChildren(
       el("thead", {}, el("tr", {}, [el("th", { scope: "col", class: "row-name" }),
-        ...game.players.map((name) => el("th", { scope: "col", text: name }))])),
+        ...game.players.map((name) => el("th", { scope: "col", title: name }, el("span", { class: "player-name", text: name })))])),
       el("tbody", {}, CATEGORIES.map((category) =>
         el("tr", { "data-row": category }, [el("th", { scope: "row", class: "row-name", text: categoryName(category) }), ...cells()]))),
       el("tfoot", {}, el("tr", {}, [el("th", { scope: "row", class: "row-name", text: t("total") }), ...cells()])),
@@ -762,6 +829,33 @@ function renderSheet(game) {
     setClass(td, current(index));
     setText(td, String(game.totals[index]));
   }
+  const turnKey = JSON.stringify([shape, game.current_player]);
+  if (table.revealed !== turnKey) {
+    table.revealed = turnKey;
+    revealCurrentColumn();
+  }
+}
+
+// With more players than fit, the sheet scrolls sideways: the current player's column is brought
+// into view at each turn (the names column stays pinned on the left), and a shadow marks hidden ones.
+function revealCurrentColumn() {
+  const wrap = $("sheet-wrap");
+  const current = $("sheet").tHead.querySelector("th.current");
+  if (current) {
+    const pinned = $("sheet").tHead.rows[0].cells[0].offsetWidth;
+    const left = current.offsetLeft - pinned;
+    const right = current.offsetLeft + current.offsetWidth - wrap.clientWidth;
+    if (wrap.scrollLeft > left) wrap.scrollLeft = left;
+    else if (wrap.scrollLeft < right) wrap.scrollLeft = right;
+  }
+  markHiddenColumns();
+}
+
+function markHiddenColumns() {
+  const wrap = $("sheet-wrap");
+  const frame = $("sheet-frame");
+  frame.classList.toggle("more-left", wrap.scrollLeft > 1);
+  frame.classList.toggle("more-right", wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
 }
 
 // A row the current player can take: the button stays the same element while its points change.
@@ -816,11 +910,14 @@ async function correctDie(value) {
   if (game && game.dice && game.dice[index] !== value) await send("/api/correct", { die: index, value });
 }
 
+// Entering a roll: one tap opens the keypad, one tap per die fills the next empty place, and the
+// fifth saves it (six taps). A throw the camera half read starts filled and waits for Save.
 function openManual() {
   const game = currentGame();
   if (!game || game.rolls_left === 0) return;
-  page.manualDice = unsureThrow() || (game.dice ? [...game.dice] : [null, null, null, null, null]);
-  $("manual-error").hidden = true;
+  const start = unsureThrow();
+  page.manualDice = start || [null, null, null, null, null];
+  page.manualSavesItself = !start;
   renderManual();
   $("dialog-manual").showModal();
 }
@@ -836,31 +933,40 @@ function unsureThrow() {
 }
 
 function renderManual() {
-  $("manual-dice").replaceChildren(
-    ...page.manualDice.map((chosen, index) =>
-      el("div", { class: "manual-row", role: "group", "aria-label": t("manual_die", { n: index + 1 }) }, [
-        el("span", { class: "manual-label", text: t("manual_die", { n: index + 1 }) }),
-        el("div", { class: "face-row" }, [1, 2, 3, 4, 5, 6].map((value) =>
-          el("button", {
-            type: "button", class: "button face-choice", "data-die": String(index), "data-value": String(value),
-            "aria-pressed": String(chosen === value), "aria-label": t("die_label", { n: index + 1, value }),
-            onclick: (event) => chooseManual(index, value, event.currentTarget),
-          }, [dieFace(value)]))),
-      ])),
-  );
+  const next = page.manualDice.indexOf(null);
+  fill($("manual-slots"), JSON.stringify([page.manualDice, page.language]), () =>
+    page.manualDice.map((value, index) => el("button", {
+      type: "button",
+      class: "die manual-slot" + (value === null ? " empty" : "") + (index === next ? " next" : ""),
+      "data-die": String(index),
+      "data-value": value === null ? "" : String(value),
+      "aria-label": value === null ? t("manual_die", { n: index + 1 }) : t("manual_slot", { n: index + 1, value }),
+      onclick: () => clearManual(index),
+    }, dieFace(value))));
+  fill($("manual-keys"), page.language, () =>
+    [1, 2, 3, 4, 5, 6].map((value) => el("button", {
+      type: "button", class: "button face-choice", "data-value": String(value),
+      "aria-label": t("manual_value", { value }), onclick: () => enterManual(value),
+    }, dieFace(value))));
+  $("manual-save").disabled = next !== -1;
 }
 
-function chooseManual(index, value, button) {
-  page.manualDice[index] = value;
-  for (const choice of button.parentElement.children) choice.setAttribute("aria-pressed", String(choice === button));
+function enterManual(value) {
+  const next = page.manualDice.indexOf(null);
+  if (next === -1) return;
+  page.manualDice[next] = value;
+  renderManual();
+  if (page.manualSavesItself && !page.manualDice.includes(null)) saveManual();
+}
+
+// A die entered wrong: tapping it empties its place, which the next value fills.
+function clearManual(index) {
+  page.manualDice[index] = null;
+  renderManual();
 }
 
 async function saveManual() {
-  if (page.manualDice.includes(null)) {
-    $("manual-error").textContent = t("manual_incomplete");
-    $("manual-error").hidden = false;
-    return;
-  }
+  if (page.manualDice.includes(null)) return;
   $("dialog-manual").close();
   await send("/api/roll", { dice: page.manualDice });
 }
@@ -1051,6 +1157,19 @@ function wire() {
     navigate("/history");
   });
   $("new-game-button").addEventListener("click", openStart);
+  $("menu-button").addEventListener("click", openMenu);
+  $("menu-new-game").addEventListener("click", () => {
+    $("dialog-menu").close();
+    openStart();
+  });
+  $("menu-history").addEventListener("click", () => {
+    $("dialog-menu").close();
+    page.historyGame = null;
+    navigate("/history");
+  });
+  DEVICE_DARK.addEventListener("change", applyTheme);
+  $("sheet-wrap").addEventListener("scroll", markHiddenColumns, { passive: true });
+  window.addEventListener("resize", () => screenToShow() === "game" && revealCurrentColumn());
   $("over-new-game").addEventListener("click", openStart);
   $("history-back").addEventListener("click", () => {
     if (new URLSearchParams(location.search).get("game")) navigate("/history");
@@ -1094,6 +1213,7 @@ function trackTopbarHeight() {
   update();
 }
 
+applyTheme();
 wire();
 trackTopbarHeight();
 render();
