@@ -98,13 +98,13 @@ def main() -> None:
 
     simulation_runs = max(1, args.runs // 2)
     for strategy in ("optimal", "greedy"):
-        seconds, cpu = median_seconds(
+        seconds, cpu_seconds = median_seconds(
             lambda: advisor.simulate(args.games, strategy, seed=5), simulation_runs
         )
         totals = advisor.simulate(args.games, strategy, seed=5)
         error = totals.std(ddof=1) / np.sqrt(len(totals))
         print(f"simulate {strategy}: {args.games / seconds:,.0f} games/s "
-              f"({seconds:.2f} s, cpu {cpu:.2f} s for {args.games} games, median of {simulation_runs}, "
+              f"({seconds:.2f} s, cpu {cpu_seconds:.2f} s for {args.games} games, median of {simulation_runs}, "
               f"{seconds / reference:.0f}x reference); mean {totals.mean():.2f} "
               f"sd {totals.std(ddof=1):.2f} se {error:.2f}")
 

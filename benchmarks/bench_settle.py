@@ -50,7 +50,9 @@ def replay(name: str, seed: int, quality: int) -> tuple[bool, list[float], list[
     events = []
     for scene, t in zip(scenes, description["times"]):
         _, jpeg = cv2.imencode(".jpg", synth.render(scene), [cv2.IMWRITE_JPEG_QUALITY, quality])
-        if detector.update(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), t):
+        frame = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        assert frame is not None
+        if detector.update(frame, t):
             events.append(t)
     rests = description["rest_starts"]
     right = (len(events) == len(rests) and all(r + 0.29 <= e <= r + 0.55 for e, r in zip(events, rests))

@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (folder / "manifest.csv").is_file():
             print(f"{name}: not here ({folder})")
             continue
+        seen: str | None
         if name == "samples":
             seen = "never trained on, but the reader's rules were chosen with it in view"
         elif custom:

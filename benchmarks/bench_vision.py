@@ -30,19 +30,20 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision import annotate, read_dice
+from vision import Reading, annotate, read_dice
 from vision.labelled import KNOWN_LABEL_ERRORS, LabelledImage, load_folder, score
 
 ZOOM_VIEW = (960, 720)
 
 
-def timed(action) -> tuple[object, float, float]:
+def timed(action: Callable[[], Reading]) -> tuple[Reading, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     result = action()
     return result, (time.perf_counter() - wall) * 1000.0, (time.process_time() - cpu) * 1000.0
@@ -72,7 +73,7 @@ def zoomed(image: np.ndarray, label: LabelledImage, zoom: float) -> tuple[np.nda
     view_w, view_h = ZOOM_VIEW
     left = min(max(float(middle_x) - view_w / zoom / 2, 0.0), max(width - view_w / zoom, 0.0))
     top = min(max(float(middle_y) - view_h / zoom / 2, 0.0), max(height - view_h / zoom, 0.0))
-    warp = np.float32([[zoom, 0, -left * zoom], [0, zoom, -top * zoom]])
+    warp = np.array([[zoom, 0, -left * zoom], [0, zoom, -top * zoom]], dtype=np.float32)
     view = cv2.warpAffine(image, warp, ZOOM_VIEW, flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
     inside = []
     for die in dice:
@@ -102,8 +103,9 @@ CONDITIONS = {
     "dark": _gamma(2.2),  # underexposed: mid grey 128 falls to 56
     "bright": _gamma(0.5),  # overexposed: mid grey to 180, the white tray near saturation
     "uneven-light": _uneven_light,
-    "warm": lambda image: np.clip(image * np.float32([0.8, 1.0, 1.15]), 0, 255).astype(np.uint8),
-    "noise": lambda image: np.clip(image + np.random.default_rng(0).normal(0, 10, image.shape), 0, 255).astype(np.uint8),
+    "warm": lambda image: np.clip(image * np.array([0.8, 1.0, 1.15], dtype=np.float32), 0, 255).astype(np.uint8),
+    "noise": lambda image: np.clip(image + np.random.default_rng(0).normal(0, 10, image.shape), 0,
+                                   255).astype(np.uint8),
     "blur": lambda image: cv2.GaussianBlur(image, (0, 0), 1.2),
     "jpeg": _jpeg(40),
     "low-contrast": lambda image: cv2.convertScaleAbs(image, alpha=0.6, beta=20),
@@ -116,7 +118,8 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
     if not labels:
         print(f"{folder}: no images{f' in split {split!r}' if split else ''}")
         return
-    scores, walls, cpus, frames, expected_unsure = [], [], [], [], []
+    scores, walls, cpus, expected_unsure = [], [], [], []
+    frames: list[np.ndarray] = []
     for label in labels:
         image = cv2.imread(str(label.path))
         if image is None:
@@ -156,7 +159,8 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
     if whole and any(expected_unsure):
         clear = [s for s, doubtful in zip(scores, expected_unsure) if not doubtful]
         doubtful = [s for s, doubtful in zip(scores, expected_unsure) if doubtful]
-        print(f"    of the {len(clear)} pictures expected ok: exact-read {sum(s.exact for s in clear) / max(len(clear), 1):.1%}"
+        exact = sum(s.exact for s in clear) / max(len(clear), 1)
+        print(f"    of the {len(clear)} pictures expected ok: exact-read {exact:.1%}"
               f"; of the {len(doubtful)} expected unsure (hand, blur, cocked die): called unsure "
               f"{sum(s.unsure for s in doubtful) / len(doubtful):.1%}")
     if has_boxes:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -139,7 +140,8 @@ class ReplayCamera(Camera):
         self.name = f"replay of {self.path.name or self.path}"
         self.loop = loop
         self._index = 0
-        self._video = None
+        self._video: Any = None  # a cv2.VideoCapture for a video file
+        self._held: np.ndarray | None = None
         self._images: list[Path] = []
         if (self.path / SEQUENCE_FILE).is_file():
             self._images, fps = read_sequence(self.path)
@@ -187,7 +189,7 @@ class ReplayCamera(Camera):
     def _next_video_image(self) -> np.ndarray:
         import cv2
 
-        if self._index % self.hold:
+        if self._index % self.hold and self._held is not None:
             return self._held
         ok, image = self._video.read()
         if not ok:
@@ -197,8 +199,8 @@ class ReplayCamera(Camera):
             ok, image = self._video.read()
             if not ok:
                 raise CameraError(f"cannot decode any frame of {self.path}")
-        self._held = camera_picture(image, str(self.path))
-        return self._held
+        held = self._held = camera_picture(image, str(self.path))
+        return held
 
     def close(self) -> None:
         self._closed = True
@@ -292,12 +294,13 @@ def open_camera(source: str, **options) -> Camera:
         from .picamera import open_pi_camera
 
         return open_pi_camera(**_pick(options, _PI_OPTIONS))
-    if spec.kind in ("usb", "device", "url"):
+    if spec.kind in ("usb", "device", "url") and spec.target is not None:
         return VideoCaptureCamera(spec.target, source=source, **_pick(options, ("width", "height")))
     if spec.kind == "demo":
         camera = ReplayCamera(demo_samples_dir(), **_pick(options, ("fps", "hold", "loop")))
-        camera.source, camera.name = "demo", "demo: a replay of the sample throws"
+        camera.source, camera.name = "demo", f"demo: a replay of {camera.image_count} sample throws"
         return camera
+    assert spec.kind == "replay" and isinstance(spec.target, str)
     return ReplayCamera(spec.target, **_pick(options, ("fps", "hold", "loop")))
 
 

@@ -59,10 +59,6 @@ class TablePanel:
         if self.light is not None:
             self.light.value = bool(on)
 
-    @property
-    def light_is_on(self) -> bool:
-        return bool(self.light is not None and self.light.is_lit)
-
     def _pressed(self) -> None:
         for listener in list(self._listeners):
             try:

@@ -19,7 +19,7 @@ from .frames import BackgroundCamera, CameraUnavailable
 PICAMERA2_MISSING = (
     "the Pi camera needs picamera2, which is not importable here. On Raspberry Pi OS: "
     "`sudo apt install python3-picamera2`, then create the venv with `python3 -m venv "
-    "--system-site-packages .venv` so it can see the system package (see README, Running on a Raspberry Pi)"
+    "--system-site-packages .venv` so it can see the system package (see docs/raspberry-pi.md)"
 )
 # libcamera enum values, used as numbers so the adapter needs nothing from libcamera itself
 AF_MODE_MANUAL = 0
@@ -70,7 +70,8 @@ class PiCamera(BackgroundCamera):
         self.settings = settings
         cameras = picamera2_module.Picamera2.global_camera_info()
         if not cameras:
-            raise CameraUnavailable("no Raspberry Pi camera detected (check the ribbon cable and `rpicam-hello --list-cameras`)")
+            raise CameraUnavailable("no Raspberry Pi camera detected "
+                                    "(check the ribbon cable and `rpicam-hello --list-cameras`)")
         self.name = f"Pi camera {cameras[0].get('Model', '')}".strip()
         try:
             self._picam = picamera2_module.Picamera2()
@@ -93,7 +94,7 @@ class PiCamera(BackgroundCamera):
                                   settings.height)
         if mode is not None:
             options["sensor"] = {"output_size": tuple(mode["size"]), "bit_depth": mode.get("bit_depth", 10)}
-        start_controls = {}
+        start_controls: dict[str, int | float] = {}
         period = flicker_period_us(settings.flicker_hz)
         available = self._picam.camera_controls
         if period is not None and "AeFlickerMode" in available:
@@ -117,7 +118,8 @@ class PiCamera(BackgroundCamera):
             metadata = self._picam.capture_metadata()
             exposure = settings.exposure_time_us or int(metadata["ExposureTime"])
             gain = settings.analogue_gain or float(metadata["AnalogueGain"])
-            gains = settings.colour_gains or tuple(float(g) for g in metadata["ColourGains"])
+            red, blue = (float(g) for g in metadata["ColourGains"])
+            gains = settings.colour_gains or (red, blue)
         exposure, gain = flicker_safe_exposure(exposure, gain, settings.flicker_hz)
         locked = {"AeEnable": False, "AwbEnable": False, "ExposureTime": exposure,
                   "AnalogueGain": round(gain, 3), "ColourGains": tuple(gains)}

@@ -1,6 +1,6 @@
 """Keeps a camera running for the table: a camera that goes silent or disappears is reported offline
 with the reason within `stall_seconds`, re-opened with growing pauses, and picked up when it returns.
-The game never waits on the camera; it asks for the latest frame and the status."""
+The game never waits on the camera: it takes the frames as they come, and is told each change of status."""
 
 from __future__ import annotations
 
@@ -78,14 +78,9 @@ class CameraSupervisor:
         with self._condition:
             return replace(self._status, frames=self._frame_count)
 
-    def latest(self) -> Frame | None:
-        """The newest frame while the camera is live; None while it is offline, so nobody reads
-        dice from a picture of the past."""
-        with self._condition:
-            return self._latest if self._status.state is CameraState.LIVE else None
-
     def wait_for_frame(self, after: int = -1, timeout: float | None = None) -> Frame | None:
-        """The first live frame with an index above `after`, or None on timeout or stop."""
+        """The first live frame with an index above `after`, or None on timeout or stop. Never a
+        frame from before the camera went offline, so nobody reads dice from a picture of the past."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._condition:
             while not self._stop.is_set():

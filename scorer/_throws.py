@@ -59,7 +59,7 @@ FIRST_ROLL = np.array(
 
 
 def _sub_multisets(faces: tuple[int, ...]) -> list[tuple[int, ...]]:
-    subs = {()}
+    subs: set[tuple[int, ...]] = {()}
     for face in faces:
         subs |= {tuple(sorted(sub + (face,))) for sub in subs}
     return sorted(subs, key=lambda sub: (len(sub), sub))

@@ -44,7 +44,16 @@ from ._throws import (
     keep_of_faces,
 )
 from .files import write_atomically
-from .rules import CATEGORIES, DICE_PER_ROLL, FACES, ROLLS_PER_TURN, ROW_MAXIMUM, score_all, validate_category, validate_dice
+from .rules import (
+    CATEGORIES,
+    DICE_PER_ROLL,
+    FACES,
+    ROLLS_PER_TURN,
+    ROW_MAXIMUM,
+    score_all,
+    validate_category,
+    validate_dice,
+)
 
 log = logging.getLogger(__name__)
 

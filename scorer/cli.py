@@ -131,7 +131,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 
     from .advisor import Advisor
 
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**32))
     totals = Advisor.load(args.cache_dir).simulate(args.games, args.strategy, seed)
     mean = float(totals.mean())
     std = float(totals.std(ddof=1)) if len(totals) > 1 else 0.0

@@ -84,7 +84,7 @@ def validate_players(players: object) -> tuple[str, ...]:
     names = list(players)
     if not 1 <= len(names) <= MAX_PLAYERS:
         raise InvalidPlayersError(f"a game has 1 to {MAX_PLAYERS} players, got {len(names)}")
-    cleaned = []
+    cleaned: list[str] = []
     for position, name in enumerate(names, start=1):
         if not isinstance(name, str):
             raise InvalidPlayersError(f"player {position}'s name must be text, got {name!r}")

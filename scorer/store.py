@@ -181,7 +181,7 @@ class GameStore:
             try:
                 game = Game.from_json(saved)
             except GameError as error:
-                raise StoreError(f"game {game_id} in the old database does not replay: {error}")
+                raise StoreError(f"game {game_id} in the old database does not replay: {error}") from None
             self._db.execute(
                 "INSERT INTO games (id, players, started, totals, winners) VALUES (?, ?, ?, '[]', '[]')",
                 (game_id, _json(list(game.players)), started),
@@ -261,7 +261,7 @@ class GameStore:
                 else:
                     game.apply(action)
             except (GameError, KeyError, TypeError, json.JSONDecodeError) as error:
-                raise StoreError(f"game {game_id}, journal row {row_id} ({kind}) does not replay: {error}")
+                raise StoreError(f"game {game_id}, journal row {row_id} ({kind}) does not replay: {error}") from None
         if game is None:
             raise StoreError(f"game {game_id} has no start row in the journal")
         return game
@@ -283,12 +283,6 @@ class GameStore:
             )
             for row in rows
         ]
-
-    def journal_length(self, game_id: int) -> int:
-        with self._lock:
-            return self._db.execute(
-                "SELECT COUNT(*) FROM journal WHERE game_id = ?", (game_id,)
-            ).fetchone()[0]
 
     # --- internals -----------------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import _throws, advisor as advisor_module
+from scorer import _throws
+from scorer import advisor as advisor_module
 from scorer.advisor import (
     ALL_USED,
     STATE_COUNT,

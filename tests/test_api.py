@@ -13,7 +13,6 @@ from hardware.supervisor import CameraState
 from webui.app import EXTENSION
 
 
-
 @pytest.fixture
 def make_client(tmp_path):
     apps = []

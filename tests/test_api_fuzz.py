@@ -99,6 +99,7 @@ def test_no_request_sequence_breaks_the_api_or_the_game(sequence):
                     check_game(after["game"])
                 state = after
             if state["game"] is not None:
-                assert app.extensions[EXTENSION].table.session.store.load(state["game"]["id"]).view()["sheets"] == state["game"]["sheets"]
+                stored = app.extensions[EXTENSION].table.session.store.load(state["game"]["id"])
+                assert stored.view()["sheets"] == state["game"]["sheets"]
         finally:
             shutdown(app)

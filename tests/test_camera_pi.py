@@ -97,8 +97,8 @@ def fake_picamera2(monkeypatch):
 def test_importing_hardware_never_imports_picamera2():
     import subprocess
 
-    code = ("import sys, hardware, hardware.camera, hardware.frames, hardware.supervisor, hardware.picamera, webui.engine;"
-            "assert 'picamera2' not in sys.modules")
+    code = ("import sys, hardware, hardware.camera, hardware.frames, hardware.supervisor, hardware.picamera, "
+            "webui.engine; assert 'picamera2' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

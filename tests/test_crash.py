@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from table_helpers import http_json
@@ -30,7 +31,7 @@ def free_port() -> int:
 class ServerProcess:
     """`yacht-table serve` as a child process with its own data and config directories."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path: Path) -> None:
         self.data_dir = tmp_path / "data"
         self.env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), PYTHONUNBUFFERED="1")
         self.env.pop("YACHT_TABLE_CONFIG", None)
@@ -40,14 +41,14 @@ class ServerProcess:
     def start(self) -> None:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        self.process = subprocess.Popen(
+        self.process = process = subprocess.Popen(
             [sys.executable, "-m", "webui.cli", "serve", "--camera", "off", "--port", str(port),
              "--data-dir", str(self.data_dir)],
             env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"the server exited: {self.process.stderr.read().decode()}")
+            if process.poll() is not None:
+                raise AssertionError(f"the server exited: {process.communicate()[1].decode()}")
             try:
                 if http_json("GET", f"{self.url}/api/state", timeout=2)[0] == 200:
                     return
@@ -56,6 +57,7 @@ class ServerProcess:
         raise AssertionError("the server did not answer within 60 s")
 
     def kill(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=10)
         self.process.stderr.close()
@@ -64,7 +66,7 @@ class ServerProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=10)
-        if self.process is not None:
+        if self.process is not None and self.process.stderr is not None:
             self.process.stderr.close()
 
 
@@ -156,6 +158,7 @@ def test_sigterm_with_a_tablet_watching_ends_its_stream_and_stops_cleanly(tmp_pa
     stream = urllib.request.urlopen(f"{server.url}/api/events", timeout=10)
     try:
         assert stream.readline().startswith(b"retry:")  # the stream is open and being served
+        assert server.process is not None and server.process.stderr is not None
         server.process.send_signal(signal.SIGTERM)
         server.process.wait(timeout=20)
         errors = server.process.stderr.read().decode()

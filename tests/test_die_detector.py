@@ -6,15 +6,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from drawn_dice import draw_die, tray
 
 from vision.die_detector import (
     DETECT_SIDE,
-    SURE,
     HEAT_STRIDE,
     MODEL_PATH,
     OUTPUT_CHANNELS,
     SIZE_UNIT,
     STRIDE,
+    SURE,
     DieDetector,
     centre_heat,
     decode,
@@ -23,8 +24,6 @@ from vision.die_detector import (
     scaled_down,
 )
 from vision.labelled import load_folder
-
-from drawn_dice import draw_die, tray
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "byler-d6"
 

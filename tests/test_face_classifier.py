@@ -9,6 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from drawn_dice import draw_die
+from drawn_dice import tray as plain_tray
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,8 +26,6 @@ from vision.face_classifier import (
     face_angle,
     upright_boxes,
 )
-
-from drawn_dice import draw_die, tray as plain_tray
 
 REPO = Path(__file__).resolve().parents[1]
 BYLER = REPO.parent / "shared" / "datasets" / "byler-d6"
@@ -309,7 +309,10 @@ def test_a_smeared_die_loses_its_pips_but_keeps_its_colour(seed, value):
     smeared = _training_tool().smeared(crop, np.random.default_rng(seed))
     assert smeared.shape == crop.shape and smeared.dtype == np.uint8
     assert abs(float(smeared.mean()) - float(crop.mean())) < 4.0
-    detail = lambda c: float(np.abs(cv2.Laplacian(c.astype(np.float32), cv2.CV_32F)).mean())
+
+    def detail(c):
+        return float(np.abs(cv2.Laplacian(c.astype(np.float32), cv2.CV_32F)).mean())
+
     # At most 0.64 of the detail is left over 1800 smears measured (0.4 typically): the die's outline
     # stays sharp where it runs along the smear.
     assert detail(smeared) < 0.7 * detail(crop)

@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.actions import Record
 from scorer import (
     CATEGORIES,
     CategoryUsedError,
@@ -23,6 +22,7 @@ from scorer import (
     UnknownCategoryError,
     score,
 )
+from scorer.actions import Record
 
 
 def play_turn(game, dice, category):

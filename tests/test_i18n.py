@@ -11,9 +11,34 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scorer.rules import CATEGORIES
-from webui.i18n import LANGUAGES, REFERENCE_LANGUAGE, catalog_problems, compare_catalogs, load_catalog
+from webui.i18n import LANGUAGES, REFERENCE_LANGUAGE, load_catalog
 
 RULES = Path(__file__).resolve().parents[1].parent / "shared" / "RULES.md"
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def catalog_problems(language: str) -> list[str]:
+    """Everything that keeps `language`'s catalogue from saying what the English one says."""
+    return compare_catalogs(load_catalog(REFERENCE_LANGUAGE), load_catalog(language), language)
+
+
+def compare_catalogs(reference: dict[str, str], catalog: dict[str, str], language: str) -> list[str]:
+    """Missing, extra or empty entries, and entries whose {placeholders} differ from the reference's."""
+    problems = [f"{language}: missing {key!r}" for key in reference if key not in catalog]
+    problems += [f"{language}: {key!r} is not in English" for key in catalog if key not in reference]
+    for key, text in catalog.items():
+        if not text.strip():
+            problems.append(f"{language}: {key!r} is empty")
+        elif key in reference and _placeholders(text) != _placeholders(reference[key]):
+            problems.append(
+                f"{language}: {key!r} uses {sorted(_placeholders(text))}, "
+                f"English uses {sorted(_placeholders(reference[key]))}"
+            )
+    return problems
+
+
+def _placeholders(text: str) -> set[str]:
+    return set(_PLACEHOLDER.findall(text))
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

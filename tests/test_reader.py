@@ -6,14 +6,14 @@ import math
 import cv2
 import numpy as np
 import pytest
+from drawn_dice import draw_die, pip_offsets, tray
 from hypothesis import given
 from hypothesis import strategies as st
 
 import vision
-from vision.pips import read_face, FACE_PX
+from vision.pips import FACE_PX, read_face
 from vision.reading import PROBLEM_KINDS, Die, Problem, Reading
 
-from drawn_dice import draw_die, pip_offsets, tray
 
 def roll(values, side=70, body=(235, 235, 235), pips=(20, 20, 20), tray_colour=(60, 120, 40), seed=0):
     image = tray(colour=tray_colour, seed=seed)
@@ -244,6 +244,7 @@ def test_a_spot_on_a_stronger_dies_face_is_that_die_found_twice():
 @given(st.floats(-1.0, 1.0), st.floats(-1.0, 1.0), st.floats(0, 90))
 def test_a_point_is_on_a_turned_face_when_within_half_a_side_along_both_edges(along, across, angle):
     from math import cos, radians, sin
+
     from vision.reader import on_face
 
     side, turn = 40.0, radians(angle)
@@ -457,7 +458,7 @@ class _DoubtfulRecording:
     (a four at 0.95), noting how many boxes each call reads and how."""
 
     def __init__(self, sure_from: float = math.inf):
-        self.calls = []
+        self.calls: list[tuple[int, str]] = []
         self.sure_from = sure_from
 
     def classify(self, image, boxes, turned=False, second_look=True):

@@ -20,7 +20,8 @@ LABELS = load_folder(SAMPLES) if (SAMPLES / "manifest.csv").exists() else []
 
 
 def test_there_are_samples_of_both_kinds():
-    assert len(LABELS) >= 50, "samples/manifest.csv is missing or short: python -m vision.synth --out samples --sequences"
+    assert len(LABELS) >= 50, ("samples/manifest.csv is missing or short: "
+                               "python -m vision.synth --out samples --sequences")
     assert {label.expected_status for label in LABELS} == {"ok", "unsure"}
 
 

@@ -116,7 +116,7 @@ def test_update_refuses_a_bad_value_and_leaves_the_file_alone(tmp_path):
 
 
 @settings(deadline=None, max_examples=50)  # file writes: slow on a loaded machine, never wrong
-@given(text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40))
+@given(text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40))
 def test_text_settings_survive_a_write_and_read(tmp_path_factory, text):
     config = tmp_path_factory.mktemp("cfg") / "c.toml"
     if not text.strip():

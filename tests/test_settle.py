@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision import synth
-from vision.reading import Die, Reading
+from vision.reading import Die, Problem, Reading
 from vision.settle import SettleDetector, agreed_reading
 
 SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
@@ -189,8 +190,8 @@ def die(value: int | None, confidence: float = 0.9) -> Die:
     return Die(value=value, x=10.0, y=10.0, size=20.0, angle=0.0, confidence=confidence)
 
 
-def reading(*values: int, status: str = "ok", confidence: float = 0.9) -> Reading:
-    problems = ("glare",) if status == "unsure" else ()
+def reading(*values: int, status: Literal["ok", "unsure"] = "ok", confidence: float = 0.9) -> Reading:
+    problems = (Problem("glare"),) if status == "unsure" else ()
     return Reading(dice=tuple(die(v, confidence) for v in values), status=status, problems=problems)
 
 

@@ -21,6 +21,7 @@ class EventStream:
 
     def __init__(self, base_url: str, last_event_id: int | None = None):
         parts = urlsplit(base_url)
+        assert parts.hostname is not None
         self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
         headers = {"Accept": "text/event-stream"}
         if last_event_id is not None:
@@ -28,10 +29,10 @@ class EventStream:
         self.connection.request("GET", "/api/events", headers=headers)
         self.response = self.connection.getresponse()
         assert self.response.status == 200
-        assert self.response.getheader("Content-Type").startswith("text/event-stream")
+        assert (self.response.getheader("Content-Type") or "").startswith("text/event-stream")
 
     def next_event(self) -> tuple[int, dict]:
-        fields = {}
+        fields: dict[str, str] = {}
         while True:
             line = self.response.fp.readline().decode()
             if line in ("\n", "\r\n", ""):
@@ -96,11 +97,11 @@ def test_four_tablets_streams_do_not_starve_ordinary_requests(tmp_path):
     thread count `yacht-table serve` uses."""
     app = table_app(tmp_path, advisor=built_advisor())
     with served(app, threads=THREADS) as server:
-        check_not_starved(server, streams=8)
+        check_not_starved(server, stream_count=8)
 
 
-def check_not_starved(server: str, streams: int) -> None:
-    streams = [EventStream(server) for _ in range(streams)]
+def check_not_starved(server: str, stream_count: int) -> None:
+    streams = [EventStream(server) for _ in range(stream_count)]
     try:
         started = time.monotonic()
         for _ in range(10):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,20 +16,20 @@ from table_helpers import built_advisor, table_engine
 
 from hardware.fake_camera import FakeCamera
 from scorer import CATEGORIES, score
+from scorer.actions import Record, Roll, Undo
 from vision import read_dice
 from vision.reading import Die, Problem, Reading
-from scorer.actions import Record, Roll, Undo
 from webui.engine import CorrectDie, NewGame
 from webui.engine.loop import same_throw
 
 SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
 
 
-def tray(seed: int, dice_at: list[tuple[int, int]] = (), width: int = 320, height: int = 240) -> np.ndarray:
+def tray(seed: int, dice_at: Sequence[tuple[int, int]] = (), width: int = 320, height: int = 240) -> np.ndarray:
     """A felt-green tray with white squares where dice lie: enough for the settle detector."""
     rng = np.random.default_rng(seed)
-    image = np.full((height, width, 3), (40, 110, 50), np.uint8)
-    image = cv2.add(image, rng.integers(0, 3, image.shape, dtype=np.uint8))
+    felt = np.full((height, width, 3), (40, 110, 50), np.uint8)
+    image = cv2.add(felt, rng.integers(0, 3, felt.shape, dtype=np.uint8))
     for x, y in dice_at:
         cv2.rectangle(image, (x - 12, y - 12), (x + 12, y + 12), (235, 235, 235), -1)
     return image
@@ -340,9 +341,9 @@ def test_the_table_button_reads_now_and_the_light_follows_the_game(table):
     engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     with TablePanel(button_pin=17, light_pin=27, pin_factory=pins) as panel:
         engine.attach_panel(panel)
-        assert not panel.light_is_on
+        assert pins.pin(27).state is False
         client.new_game(["Ana"])
-        assert panel.light_is_on
+        assert pins.pin(27).state is True
         for step, t in enumerate((0.0, 0.1)):  # dice still rocking: no settle yet
             loop.process(frame(tray(step, [(x + 5 * step, y) for x, y in PLACES[0]]), t))
         pins.pin(17).drive_low()
@@ -355,7 +356,7 @@ def test_the_table_button_reads_now_and_the_light_follows_the_game(table):
             if client.state()["game"]["dice"] is None:
                 client.play(Roll([1, 2, 3, 4, 5]))
             client.play(Record(category))
-        assert client.state()["game"]["is_over"] and not panel.light_is_on
+        assert client.state()["game"]["is_over"] and pins.pin(27).state is False
 
 
 def test_confidence_belongs_to_the_camera_roll_only(table):

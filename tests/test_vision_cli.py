@@ -7,8 +7,8 @@ from pathlib import Path
 
 import cv2
 import pytest
-
 from test_reader import roll
+
 from webui.cli import main
 
 KEYS = {"image", "status", "values", "dice", "problems", "ms"}

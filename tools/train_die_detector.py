@@ -82,6 +82,7 @@ def hand_pictures(count: int, first_seed: int) -> list[Picture]:
     pictures = []
     for seed in range(first_seed, first_seed + count):
         scene = random_scene(seed, "hand")
+        assert scene.hand is not None
         start, tip, _ = scene.hand
         dark, light = (render(replace(scene, hand=(start, tip, skin))) for skin in ((0, 0, 0), (255, 255, 255)))
         foreign = np.where(cv2.absdiff(dark, light).max(axis=2) > 60, 255, 0).astype(np.uint8)
@@ -108,7 +109,7 @@ def _photometric(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         patch = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
     if rng.random() < 0.5:
         patch = np.ascontiguousarray(patch[..., rng.permutation(3)])
-    values = patch.astype(np.float32)
+    values: np.ndarray = patch.astype(np.float32)
     if rng.random() < 0.1:
         values = np.repeat(values.mean(axis=2, keepdims=True), 3, axis=2)
     gain = rng.uniform(0.55, 1.4)
@@ -122,7 +123,8 @@ def _photometric(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     patch = np.clip(values, 0, 255).astype(np.uint8)
     if rng.random() < 0.5:
         ok, encoded = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
-        patch = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+        patch = patch if decoded is None else decoded
     return patch
 
 

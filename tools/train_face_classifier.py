@@ -192,7 +192,8 @@ def negative_box(dice: list[LabelledDie], shape, rng: np.random.Generator):
 
 def _jpeg(crop: np.ndarray, quality: int) -> np.ndarray:
     ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else crop
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else None
+    return crop if decoded is None else decoded
 
 
 def smeared(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -203,8 +204,8 @@ def smeared(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     kernel = np.zeros((length, length), np.float32)
     kernel[length // 2, :] = 1.0
     turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1.0)
-    kernel = cv2.warpAffine(kernel, turn, (length, length))
-    return cv2.filter2D(crop, -1, kernel / kernel.sum(), borderType=cv2.BORDER_REPLICATE)
+    turned = cv2.warpAffine(kernel, turn, (length, length))
+    return cv2.filter2D(crop, -1, turned / turned.sum(), borderType=cv2.BORDER_REPLICATE)
 
 
 def with_speck(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -234,7 +235,7 @@ def photometric_jitter(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray
         crop = cv2.cvtColor(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     if rng.random() < 0.2:
         crop = 255 - crop
-    values = crop.astype(np.float32)
+    values: np.ndarray = crop.astype(np.float32)
     values = values * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
     if rng.random() < 0.3:
         ramp = np.linspace(-1, 1, CROP_SIZE, dtype=np.float32)
@@ -359,7 +360,7 @@ def slim_into(net, wider: dict) -> None:
     kept_inputs = torch.arange(3)
     state = {}
     modules = list(net.named_modules())[1:]
-    for (name, module), (next_name, next_module) in zip(modules, modules[1:] + [("", None)]):
+    for (name, module), (next_name, _) in zip(modules, modules[1:] + [("", None)]):
         if isinstance(module, torch.nn.Conv2d):
             scale = wider[f"{next_name}.weight"].abs()
             kept = torch.sort(torch.argsort(scale, descending=True)[: module.out_channels]).values
@@ -406,7 +407,8 @@ def _accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
 
 def _fixed_crops(data: LabelledSet, jitter_seed: int | None):
     rng = np.random.default_rng(jitter_seed)
-    crops, labels = [], []
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
     for index, image in enumerate(data.images):
         dice = data.dice_of(index)
         boxes = [label_box(d) if jitter_seed is None else MEASURED_JITTER.box(d, rng) for d in dice]
@@ -584,7 +586,7 @@ def _report(name: str, classifier: FaceClassifier, data: LabelledSet, jitter_see
         results += classifier.classify(image, boxes)
         crops.append(face_crops(image, boxes))
         truths += [d.value for d in dice]
-    crops = np.concatenate(crops)
+    crop_array = np.concatenate(crops)
     values = [value for value, _ in results]
     confidence = np.array([c for _, c in results])
     right = np.array([v == t for v, t in zip(values, truths)])
@@ -608,7 +610,7 @@ def _report(name: str, classifier: FaceClassifier, data: LabelledSet, jitter_see
           f"with no wrong value at all: {none_wrong:.4f}")
     missed = [i for i in range(len(truths)) if not right[i]]
     if sheet is not None:
-        _contact_sheet(crops[missed], [truths[i] for i in missed], [values[i] for i in missed],
+        _contact_sheet(crop_array[missed], [truths[i] for i in missed], [values[i] for i in missed],
                        confidence[missed], sheet)
         print(f"  {len(missed)} misread crops drawn in {sheet}")
     return results

@@ -21,8 +21,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     read_parser.add_argument("--json", action="store_true", help="one JSON object per line per picture")
     read_parser.add_argument("--annotate", metavar="DIR", help="also write each picture with the dice drawn to DIR")
     read_parser.add_argument("--tray", type=_tray, metavar="X,Y,W,H",
-                             help="look for dice on the tray only: its rectangle, or its outline as x1,y1,x2,y2,x3,y3,... "
-                                  "(pixels of the pictures); things outside it are never read")
+                             help="look for dice on the tray only: its rectangle, or its outline as "
+                                  "x1,y1,x2,y2,x3,y3,... (pixels of the pictures); things outside it are never read")
     read_parser.set_defaults(run=run_read)
 
 

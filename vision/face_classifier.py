@@ -24,7 +24,6 @@ from .imaging import as_bgr, frame_window, shrink
 from .onnx_network import OnnxNetwork
 
 
-
 class FaceBox(NamedTuple):
     """A die's top face as a rotated rectangle in frame pixels, laid out as cv2.minAreaRect returns one,
     so OpenCV's box functions take it as it is."""
@@ -107,7 +106,7 @@ def crop_faces(
             # `span` frame pixels must land on `size` crop pixels.
             scale = size / (span * shrunk)
         warp = cv2.getRotationMatrix2D(centre, angle, scale)
-        warp[:, 2] += (middle - centre[0], middle - centre[1])
+        warp[:, 2] += np.array((middle - centre[0], middle - centre[1]))
         crops[index] = cv2.warpAffine(
             source, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
@@ -198,7 +197,7 @@ class FaceClassifier:
         the doubtful ones are the mean over their eight symmetric views (SECOND_LOOK_BELOW)."""
         blob = crops_to_blob(crops)
         probabilities = softmax(self.logits(blob))
-        doubtful = np.flatnonzero(probabilities.max(axis=1) < SECOND_LOOK_BELOW) if second_look else []
+        doubtful = np.flatnonzero(probabilities.max(axis=1) < SECOND_LOOK_BELOW if second_look else [])
         if len(doubtful):
             probabilities[doubtful] = self._in_views(blob[doubtful])
         return probabilities

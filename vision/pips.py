@@ -39,7 +39,7 @@ _DISTANCE_WEIGHTS = np.array([[1.0, 2.0, 2.0]], np.float32)
 def _colour_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
     """Per pixel, the distance from one Lab colour (_DISTANCE_WEIGHTS), saturating at 255."""
     # The colour as an OpenCV scalar: filling an image-sized array with it would cost 5 times as much.
-    return cv2.transform(cv2.absdiff(lab, (*colour.tolist(), 0)), _DISTANCE_WEIGHTS)
+    return cv2.transform(cv2.absdiff(lab, (*colour.tolist(), 0)), _DISTANCE_WEIGHTS)  # type: ignore[call-overload]
 
 
 def _fill_small_holes(mask: np.ndarray, max_hole: int) -> np.ndarray:

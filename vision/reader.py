@@ -26,8 +26,16 @@ import cv2
 import numpy as np
 
 from .die_detector import SURE, Detection, DieDetector, Sight, default_detector
-from .face_classifier import CROP_SIZE, SECOND_LOOK_BELOW, FaceBox, FaceClassifier, Opinion, crop_faces, \
-    default_classifier, face_angle
+from .face_classifier import (
+    CROP_SIZE,
+    SECOND_LOOK_BELOW,
+    FaceBox,
+    FaceClassifier,
+    Opinion,
+    crop_faces,
+    default_classifier,
+    face_angle,
+)
 from .imaging import as_bgr, shrink
 from .pips import FACE_PX, FaceRead, read_face, refine_box
 from .reading import Die, Problem, ProblemKind, Reading
@@ -306,7 +314,8 @@ class DiceReader:
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
                 # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die.
-                surely_no_face = opinion is not None and opinion.value is None and opinion.confidence >= CLASSIFIER_ALONE
+                surely_no_face = (opinion is not None and opinion.value is None
+                                  and opinion.confidence >= CLASSIFIER_ALONE)
                 if classical.pip_count > 0 and not surely_no_face:
                     problems.append(Problem(f"something at {said} may be a die", ProblemKind.MAYBE_DIE, where=(x, y)))
                 continue

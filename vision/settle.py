@@ -19,6 +19,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from vision.imaging import halve
 from vision.reading import Problem, Reading
 
 State = Literal["moving", "settling", "settled", "hand"]
@@ -86,7 +87,8 @@ class SettleDetector:
         self._previous = small
         moved = self._moved(step)
         # a die creeping a little each frame slips under the frame-to-frame test but not this one
-        crept = self.state != "settled" and self._moved(self._difference(small, self._still_start))
+        crept = (self.state != "settled" and self._still_start is not None
+                 and self._moved(self._difference(small, self._still_start)))
         if moved or crept:
             self.state = "moving"
             self._start_still(small, t)
@@ -96,6 +98,7 @@ class SettleDetector:
             if self.state != "settled":
                 self.state = "settling"
             return None
+        assert self._background is not None  # set with the first frame
         since_report = self._difference(small, self._background)
         changed = self._changed(since_report)
         # a change over most of the view is new light or a moved camera, not an arm: a new scene
@@ -117,11 +120,10 @@ class SettleDetector:
         if frame.ndim not in (2, 3) or frame.shape[0] < 2 or frame.shape[1] < 2:
             raise ValueError(f"expected an image array (height, width[, channels]), got shape {frame.shape}")
         height = max(int(round(frame.shape[0] * self.width / frame.shape[1])), 1)
-        # Halving in 8 bits is OpenCV's fastest downscale (an odd factor in one go costs several
-        # times more on a 2304-wide frame); the last step is in floats so the averaged noise keeps
-        # its fractions, which the noise estimate needs.
-        while frame.shape[1] >= 4 * self.width:
-            frame = cv2.resize(frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        # Halved in 8 bits (an odd factor in one go costs several times more on a 2304-wide frame);
+        # the last step is in floats so the averaged noise keeps its fractions, which the noise
+        # estimate needs.
+        frame = halve(frame, 2 * self.width, 2 * height)
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         return cv2.resize(grey.astype(np.float32), (self.width, height), interpolation=cv2.INTER_AREA)
 

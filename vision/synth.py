@@ -379,7 +379,8 @@ def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int
         glare.append((float(rng.uniform(0, width)), float(rng.uniform(0, height)),
                       float(width * rng.uniform(0.03, 0.08)), float(rng.uniform(0.15, 0.35))))
     tray_colour = str(rng.choice(list(TRAY_COLOURS)))
-    table = tuple(int(c) for c in rng.integers(40, 200, 3))
+    red, green, blue = (int(c) for c in rng.integers(40, 200, 3))
+    table = (red, green, blue)
     return Scene(
         width=width, height=height, tray_size=tray, wall_height=wall, tray_colour=tray_colour, table_colour=table,
         camera=camera, light=light, dice=tuple(dice),
@@ -475,7 +476,8 @@ def _paste_quad(image: np.ndarray, texture: np.ndarray, alpha: np.ndarray, corne
     region += warped * mask[..., None]
 
 
-def _fill_polygon(image: np.ndarray, points: np.ndarray, colour: Sequence[float], opacity: float = 1.0) -> None:
+def _fill_polygon(image: np.ndarray, points: np.ndarray, colour: Sequence[float] | np.ndarray,
+                  opacity: float = 1.0) -> None:
     mask = np.zeros(image.shape[:2], np.uint8)
     cv2.fillPoly(mask, [np.round(points * 16).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=4)
     m = (mask.astype(np.float32) / 255 * opacity)[..., None]
@@ -543,8 +545,8 @@ def render_shadows(image: np.ndarray, scene: Scene, dice: Sequence[DieSpec]) -> 
         on_floor = points - points[:, 2:3] / light[2] * light
         outline = cv2.convexHull(scene.camera.project(on_floor).astype(np.float32)).reshape(-1, 2)
         cv2.fillPoly(mask, [np.round(outline * 16).astype(np.int32)], 1.0, lineType=cv2.LINE_AA, shift=4)
-    mask = cv2.GaussianBlur(mask, (0, 0), max(scene.width / 640, 1.0))
-    image *= (1 - 0.45 * mask)[..., None]
+    soft = cv2.GaussianBlur(mask, (0, 0), max(scene.width / 640, 1.0))
+    image *= (1 - 0.45 * soft)[..., None]
 
 
 def render_tray(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, list]:
@@ -596,8 +598,9 @@ def render_tray(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, lis
 
 def render_hand(image: np.ndarray, scene: Scene) -> None:
     """A forearm and hand: a shaded capsule with fingers, casting a soft shadow."""
-    start, tip, skin = scene.hand
-    start, tip = np.array(start), np.array(tip)
+    assert scene.hand is not None
+    start, tip = np.array(scene.hand[0]), np.array(scene.hand[1])
+    skin = scene.hand[2]
     direction = (tip - start) / max(np.linalg.norm(tip - start), 1e-6)
     width = scene.width * 0.09
     palm = tip - direction * width * 0.9
@@ -614,8 +617,8 @@ def render_hand(image: np.ndarray, scene: Scene) -> None:
             finger_tip = base + direction * width * (0.9 - 0.12 * abs(k))
             cv2.line(target, tuple(np.round(base).astype(int)), tuple(np.round(finger_tip).astype(int)), 1.0,
                      int(width * 0.2), cv2.LINE_AA)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), width * 0.3)
-    image *= (1 - 0.4 * shadow)[..., None]
+    soft = cv2.GaussianBlur(shadow, (0, 0), width * 0.3)
+    image *= (1 - 0.4 * soft)[..., None]
     yy, xx = np.mgrid[0:image.shape[0], 0:image.shape[1]].astype(np.float32)
     across = ((xx - start[0]) * normal[0] + (yy - start[1]) * normal[1]) / width
     shading = (1.05 - 0.35 * np.clip(np.abs(across), 0, 1))[..., None]

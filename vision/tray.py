@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -86,10 +87,12 @@ def as_tray(tray: TrayLike | None) -> Tray | None:
     """A Tray from what a caller holds: a Tray, (x, y, width, height) or a sequence of (x, y) corners."""
     if tray is None or isinstance(tray, Tray):
         return tray
-    items = list(tray)
+    items: list[Any] = list(tray)  # four numbers, or (x, y) pairs: told apart below
     if len(items) == 4 and all(np.isscalar(item) for item in items):
         return Tray.rectangle(*(float(item) for item in items))  # type: ignore[arg-type]
     try:
-        return Tray(tuple((float(x), float(y)) for x, y in items))  # type: ignore[misc]
+        corners = [(float(x), float(y)) for x, y in items]
+        return Tray(tuple(corners))
     except (TypeError, ValueError) as error:
-        raise ValueError(f"a tray is (x, y, width, height) or a list of (x, y) corners, got {tray!r}: {error}") from None
+        raise ValueError(f"a tray is (x, y, width, height) or a list of (x, y) corners, got {tray!r}: "
+                         f"{error}") from None

@@ -27,8 +27,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Capture the empty tray, find it (or take --region), check the light, lock the Pi "
                     "camera's exposure and white balance, and save all of it in the configuration file.",
     )
-    calibrate_parser.add_argument("--camera", help="camera source (auto, pi, usb:N, /dev/videoN, URL, replay:PATH, demo); "
-                                                   "default: the configured one")
+    calibrate_parser.add_argument("--camera", help="camera source (auto, pi, usb:N, /dev/videoN, URL, replay:PATH, "
+                                                   "demo); default: the configured one")
     calibrate_parser.add_argument("--config", type=Path, help="configuration file to update "
                                                               f"(default: {default_config_path()})")
     calibrate_parser.add_argument("--region", help="tray region x,y,width,height in pixels, instead of finding it")

@@ -6,10 +6,16 @@ from __future__ import annotations
 import json
 import threading
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # imported for annotations only: the browser tests skip cleanly without the table
+    from hardware.frames import Camera
+    from scorer.advisor import Advisor
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -49,10 +55,10 @@ class LiveTable:
     """One table service on a real socket, restartable on the same port over the same data."""
 
     data_dir: Path
-    advisor: object
+    advisor: Advisor
     pin: str | None = None
     port: int = 0
-    camera: object = None  # opens a camera; its loop starts with `engine.start()`
+    camera: Callable[[], Camera] | None = None  # opens a camera; its loop starts with `engine.start()`
 
     def start(self) -> None:
         from werkzeug.serving import WSGIRequestHandler, make_server

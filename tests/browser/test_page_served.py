@@ -6,7 +6,6 @@ import json
 import re
 
 import pytest
-
 from table_helpers import shutdown, table_app
 
 from webui.app import asset_version
@@ -22,6 +21,7 @@ def client(tmp_path):
 
 def page_config(html: str) -> dict:
     found = re.search(r'<script id="page-config" type="application/json">(.*?)</script>', html, re.S)
+    assert found is not None, "the page has no page-config"
     return json.loads(found.group(1))
 
 

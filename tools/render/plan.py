@@ -285,7 +285,8 @@ def _place(rng: np.random.Generator, tray: Tray, camera: Camera, count: int, siz
     return placed
 
 
-def _lights(rng: np.random.Generator, kind: str, camera: Camera) -> tuple[tuple[Light, ...], tuple[float, float, float]]:
+def _lights(rng: np.random.Generator, kind: str,
+            camera: Camera) -> tuple[tuple[Light, ...], tuple[float, float, float]]:
     lights: tuple[Light, ...]
     """The lights of one of LIGHTINGS and the room's ambient light."""
     def around(distance: float, elevation_deg: float) -> tuple[float, float, float]:

@@ -97,11 +97,6 @@ class Table:
         with self._lock:
             return self._version
 
-    @property
-    def camera(self) -> CameraStatus:
-        with self._lock:
-            return self._camera
-
     def state_json(self) -> str:
         """The current state as JSON text, rendered once per version."""
         with self._lock:
