@@ -331,6 +331,9 @@ def configure(scene: Scene, samples: int, threads: int) -> None:
     settings.cycles.adaptive_threshold = 0.05
     settings.cycles.use_denoising = True
     settings.cycles.denoiser = "OPENIMAGEDENOISE"
+    # the best denoising took 5 of 13 CPU seconds a picture; this takes 0.4 level off on average
+    settings.cycles.denoising_quality = "BALANCED"
+    settings.cycles.denoising_prefilter = "FAST"
     settings.cycles.seed = scene.seed
     settings.cycles.max_bounces = 8
     settings.cycles.diffuse_bounces = 2
