@@ -1,13 +1,15 @@
 """Yacht rules, game state, best-move advisor and game persistence: the pure middle of the table."""
 
-from .actions import Action, Correct, Record, Roll, Undo
+from .actions import Action, Correct, Hold, Record, Roll, Undo
 from .game import (
     CategoryUsedError,
+    FirstThrowError,
     Game,
     GameError,
     GameOverError,
     InvalidActionError,
     InvalidDiceError,
+    InvalidHoldError,
     InvalidInputError,
     InvalidPlayersError,
     NoRollError,
@@ -15,6 +17,8 @@ from .game import (
     RecordedTurn,
     RollLimitError,
     StateConflictError,
+    Throw,
+    ThrowMismatchError,
     UnknownCategoryError,
 )
 from .rules import CATEGORIES, ROW_MAXIMUM, score, score_all, validate_dice
@@ -25,11 +29,14 @@ __all__ = [
     "Action",
     "CategoryUsedError",
     "Correct",
+    "FirstThrowError",
     "Game",
     "GameError",
     "GameOverError",
+    "Hold",
     "InvalidActionError",
     "InvalidDiceError",
+    "InvalidHoldError",
     "InvalidInputError",
     "InvalidPlayersError",
     "NoRollError",
@@ -39,6 +46,8 @@ __all__ = [
     "Roll",
     "RollLimitError",
     "StateConflictError",
+    "Throw",
+    "ThrowMismatchError",
     "Undo",
     "UnknownCategoryError",
     "score",

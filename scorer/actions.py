@@ -1,4 +1,4 @@
-"""A game's actions as small values: a roll, a correction, a category recorded, an undo.
+"""A game's actions as small values: a roll, dice held, a correction, a category recorded, an undo.
 
 A game is its players plus the list of these (its move stack); the journal keeps each in its dict
 form. An action says what a player did, not whether the rules allow it: `Game.check` decides that.
@@ -15,13 +15,27 @@ ROLL_SOURCES = ("manual", "camera")
 
 @dataclass(frozen=True)
 class Roll:
-    """A throw of all five dice (kept dice included), counted as the turn's next roll."""
+    """The turn's next roll: the five dice as they now show, and the positions of those held from
+    the roll before (not thrown); the others were thrown. The record says both, so a game replays
+    exactly."""
 
     dice: Sequence[int]
     source: str = "manual"
+    held: Sequence[int] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "roll", "dice": list(self.dice), "source": self.source}
+        return {"type": "roll", "dice": list(self.dice), "source": self.source, "held": list(self.held)}
+
+
+@dataclass(frozen=True)
+class Hold:
+    """The dice at these positions of the current roll are kept for the next throw (the whole set:
+    a position left out is no longer held)."""
+
+    positions: Sequence[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "hold", "positions": list(self.positions)}
 
 
 @dataclass(frozen=True)
@@ -52,5 +66,5 @@ class Undo:
         return {"type": "undo"}
 
 
-Action = Roll | Correct | Record
+Action = Roll | Hold | Correct | Record
 """What stays on a game's move stack (an undo takes one off)."""

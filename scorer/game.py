@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import ROLL_SOURCES, Action, Correct, Record, Roll, Undo
-from .rules import CATEGORIES, ROLLS_PER_TURN, _score_valid, validate_category, validate_dice
+from .actions import ROLL_SOURCES, Action, Correct, Hold, Record, Roll, Undo
+from .holds import HoldError, check_held, compose_roll, validate_positions, validate_thrown
+from .rules import CATEGORIES, DICE_PER_ROLL, ROLLS_PER_TURN, _score_valid, validate_category, validate_dice
 
 MAX_PLAYERS = 8
 MAX_NAME_LENGTH = 24
@@ -56,6 +57,25 @@ class UnknownCategoryError(InvalidInputError):
 
 class InvalidActionError(InvalidInputError):
     code = "invalid_action"
+
+
+class InvalidHoldError(InvalidInputError):
+    code = "invalid_hold"
+    field = "positions"
+
+
+class FirstThrowError(StateConflictError):
+    """Fewer than five dice thrown before the turn has a roll: there is nothing to hold yet."""
+
+    code = "first_throw"
+    field = "dice"
+
+
+class ThrowMismatchError(StateConflictError):
+    """Thrown dice that do not make a roll with the dice held now (three held, three thrown)."""
+
+    code = "throw_mismatch"
+    field = "dice"
 
 
 class RollLimitError(StateConflictError):
@@ -108,6 +128,13 @@ def _dice(values: object) -> tuple[int, ...]:
         raise InvalidDiceError(str(error)) from None
 
 
+def _positions(positions: object) -> tuple[int, ...]:
+    try:
+        return validate_positions(positions)
+    except HoldError as error:
+        raise InvalidHoldError(str(error)) from None
+
+
 def _category(category: object) -> str:
     try:
         return validate_category(category)
@@ -116,8 +143,21 @@ def _category(category: object) -> str:
 
 
 @dataclass(frozen=True)
+class Throw:
+    """One roll of a turn as it stood when the turn ended: the five dice (as corrected) and the
+    positions held from the roll before."""
+
+    dice: tuple[int, ...]
+    held: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dice": list(self.dice), "held": list(self.held)}
+
+
+@dataclass(frozen=True)
 class RecordedTurn:
-    """One row filled in: who, which turn, the dice and rolls used, and what it scored."""
+    """One row filled in: who, which turn, the dice and rolls used (each roll with the dice held),
+    and what it scored."""
 
     player: int
     turn: int
@@ -126,6 +166,7 @@ class RecordedTurn:
     category: str
     points: int
     used_before: frozenset[str]
+    throws: tuple[Throw, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +174,7 @@ class RecordedTurn:
             "turn": self.turn,
             "dice": list(self.dice),
             "rolls": self.rolls,
+            "throws": [throw.to_dict() for throw in self.throws],
             "category": self.category,
             "points": self.points,
             "used_before": sorted(self.used_before, key=CATEGORIES.index),
@@ -140,7 +182,7 @@ class RecordedTurn:
 
 
 class Game:
-    """A game of 1..8 players, 12 turns each, driven by roll, correct, record and undo."""
+    """A game of 1..8 players, 12 turns each, driven by roll, hold, correct, record and undo."""
 
     def __init__(self, players: Iterable[str]):
         self.players: tuple[str, ...] = validate_players(players)
@@ -149,9 +191,29 @@ class Game:
 
     # --- actions ---------------------------------------------------------------------------
 
-    def roll(self, dice: Sequence[int], source: str = "manual") -> None:
-        """A throw of all five dice (kept dice included), counted as the turn's next roll."""
-        self.apply(Roll(dice, source))
+    def roll(self, dice: Sequence[int], source: str = "manual", held: Sequence[int] = ()) -> None:
+        """The turn's next roll: five dice, those at positions `held` kept from the roll before."""
+        self.apply(Roll(dice, source, held))
+
+    def hold(self, positions: Sequence[int]) -> None:
+        """Keep the dice at `positions` of the current roll for the next throw (the whole set)."""
+        self.apply(Hold(positions))
+
+    def roll_of_throw(self, thrown: object, source: str = "manual") -> Roll:
+        """The roll a throw of `thrown` makes: all five dice, or 5-k dice held and these k thrown
+        (placed where the thrown dice lay, in order). Refused when the count does not fit the holds."""
+        try:
+            values = validate_thrown(thrown)
+        except HoldError as error:
+            raise InvalidDiceError(str(error)) from None
+        if len(values) == DICE_PER_ROLL:
+            return Roll(values, source)
+        if self._dice is None:
+            raise FirstThrowError(f"a turn's first throw is all five dice; got {len(values)}")
+        try:
+            return Roll(compose_roll(self._dice, self._held, values), source, self._held)
+        except HoldError as error:
+            raise ThrowMismatchError(str(error)) from None
 
     def correct(self, dice: Sequence[int]) -> None:
         """Replace the current roll's values (a misread die) without counting a roll."""
@@ -232,6 +294,11 @@ class Game:
         return self._dice
 
     @property
+    def held(self) -> tuple[int, ...]:
+        """Positions of the current roll kept for the next throw."""
+        return self._held
+
+    @property
     def rolls_left(self) -> int:
         return 0 if self.is_over else ROLLS_PER_TURN - self._rolls
 
@@ -279,6 +346,7 @@ class Game:
             "roll_number": self._rolls,
             "rolls_left": self.rolls_left,
             "dice": list(self._dice) if self._dice is not None else None,
+            "held": list(self._held),
             "sheets": self.sheets,
             "totals": self.totals,
             "open_scores": self.open_scores(),
@@ -329,10 +397,12 @@ class Game:
         self._history: list[RecordedTurn] = []
         self._rolls = 0
         self._dice: tuple[int, ...] | None = None
+        self._held: tuple[int, ...] = ()
+        self._throws: tuple[Throw, ...] = ()
 
     def _check(self, action: Action) -> Action:
         """Validate `action` against the current state; return its normalised form."""
-        if not isinstance(action, (Roll, Correct, Record)):
+        if not isinstance(action, (Roll, Hold, Correct, Record)):
             raise InvalidActionError(f"not an action: {action!r}")
         if self.is_over:
             raise GameOverError("the game is over")
@@ -345,7 +415,24 @@ class Game:
                     f"{self.current_player_name} has used all {ROLLS_PER_TURN} rolls; "
                     "choose a category"
                 )
-            return Roll(dice, action.source)
+            held = _positions(action.held)
+            if len(held) == DICE_PER_ROLL:
+                raise InvalidHoldError("a throw is of at least one die; all five are held")
+            if held and self._dice is None:
+                raise FirstThrowError("a turn's first throw is all five dice: there is nothing held yet")
+            try:
+                check_held(self._dice, held, dice)
+            except HoldError as error:
+                raise ThrowMismatchError(str(error)) from None
+            return Roll(dice, action.source, held)
+        if isinstance(action, Hold):
+            positions = _positions(action.positions)
+            if self._dice is None:
+                raise NoRollError("dice are held between throws: roll first")
+            if self._rolls >= ROLLS_PER_TURN:
+                raise RollLimitError(f"{self.current_player_name} has used all {ROLLS_PER_TURN} rolls; "
+                                     "there is no throw left to hold dice for")
+            return Hold(positions)
         if isinstance(action, Correct):
             dice = _dice(action.dice)
             if self._dice is None:
@@ -372,8 +459,14 @@ class Game:
         if isinstance(action, Roll):
             self._rolls += 1
             self._dice = tuple(action.dice)
+            # held dice stay held until the player lets them go: they are still set aside
+            self._held = tuple(action.held)
+            self._throws += (Throw(self._dice, self._held),)
+        elif isinstance(action, Hold):
+            self._held = tuple(action.positions)
         elif isinstance(action, Correct):
             self._dice = tuple(action.dice)
+            self._throws = (*self._throws[:-1], Throw(self._dice, self._throws[-1].held))
         else:
             player = self.current_player
             assert player is not None and self._dice is not None
@@ -387,11 +480,14 @@ class Game:
                     category=action.category,
                     points=points,
                     used_before=frozenset(self._sheets[player]),
+                    throws=self._throws,
                 )
             )
             self._sheets[player][action.category] = points
             self._rolls = 0
             self._dice = None
+            self._held = ()
+            self._throws = ()
         self._actions.append(action)
 
 
@@ -402,9 +498,11 @@ def action_from_dict(data: object) -> Action:
         raise InvalidActionError(f"an action must be an object, got {data!r}")
     kind = data.get("type")
     if kind == "roll":
-        return Roll(data.get("dice"), data.get("source", "manual"))  # type: ignore[arg-type]
+        return Roll(data.get("dice"), data.get("source", "manual"), data.get("held", ()))  # type: ignore[arg-type]
+    if kind == "hold":
+        return Hold(data.get("positions"))  # type: ignore[arg-type]
     if kind == "correct":
         return Correct(data.get("dice"))  # type: ignore[arg-type]
     if kind == "record":
         return Record(data.get("category"))  # type: ignore[arg-type]
-    raise InvalidActionError(f"unknown action type {kind!r}; valid: roll, correct, record")
+    raise InvalidActionError(f"unknown action type {kind!r}; valid: roll, hold, correct, record")

@@ -1,13 +1,23 @@
 """Kept dice: holds, a throw of some of the dice made into a roll of five, and kept dice told apart
-from thrown ones either by the holds or by where the dice lie."""
+from thrown ones either by the holds or by where the dice lie; then the same in the game."""
 
 from collections import Counter
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorer import (
+    FirstThrowError,
+    Game,
+    InvalidDiceError,
+    InvalidHoldError,
+    NoRollError,
+    Roll,
+    RollLimitError,
+    ThrowMismatchError,
+)
 from scorer.advisor import Advisor
 from scorer.holds import (
     HoldError,
@@ -246,3 +256,115 @@ def test_a_die_between_two_places_goes_to_the_nearer():
     before = [Seen(3, 100, 100), Seen(3, 130, 100)]
     assert match_places(before, [Seen(3, 122, 100)]) == {0: 1}
     assert match_places(before, [Seen(3, 122, 100), Seen(3, 112, 100)]) == {0: 1, 1: 0}
+
+
+# --- holds in the game ----------------------------------------------------------------------------------
+
+
+def test_the_seeds_turn_played_with_holds_and_thrown_dice_only():
+    game = Game(["Ana", "Ben"])
+    game.apply(game.roll_of_throw([1, 2, 2, 4, 6]))
+    game.hold([2, 1])
+    assert game.held == (1, 2) and game.view()["held"] == [1, 2]
+    game.apply(game.roll_of_throw([4, 4, 6]))
+    assert game.dice == (4, 2, 2, 4, 6) and game.held == (1, 2), "held dice stay held until let go"
+    game.hold([0, 3])
+    game.apply(game.roll_of_throw([1, 4, 4]))
+    assert game.dice == (4, 1, 4, 4, 4) and game.roll_number == 3
+    assert game.record("four_of_a_kind") == 17
+    assert game.held == () and game.current_player_name == "Ben"
+    (turn,) = game.history
+    assert [(t.dice, t.held) for t in turn.throws] == [
+        ((1, 2, 2, 4, 6), ()), ((4, 2, 2, 4, 6), (1, 2)), ((4, 1, 4, 4, 4), (0, 3))]
+    assert turn.to_dict()["throws"][1] == {"dice": [4, 2, 2, 4, 6], "held": [1, 2]}
+    rolls = [action.to_dict() for action in game.actions if isinstance(action, Roll)]
+    assert rolls[1] == {"type": "roll", "dice": [4, 2, 2, 4, 6], "source": "manual", "held": [1, 2]}
+    assert Game.from_json(game.to_json()) == game
+
+
+def test_holds_are_refused_before_a_roll_after_the_last_one_and_out_of_range():
+    game = Game(["Ana"])
+    with pytest.raises(NoRollError, match="roll first"):
+        game.hold([0])
+    game.roll([1, 2, 3, 4, 5])
+    for wrong in ([5], [-1], [0, 0], "01", [True]):
+        with pytest.raises(InvalidHoldError):
+            game.hold(wrong)
+    game.roll([1, 2, 3, 4, 5])
+    game.roll([1, 2, 3, 4, 5])
+    with pytest.raises(RollLimitError, match="no throw left"):
+        game.hold([0])
+    game.record("choice")
+    with pytest.raises(NoRollError):
+        game.hold([0])
+    assert len(game.actions) == 4
+
+
+def test_a_throw_that_does_not_fit_the_holds_is_refused_and_five_dice_always_fit():
+    game = Game(["Ana"])
+    with pytest.raises(FirstThrowError, match="first throw is all five dice; got 2"):
+        game.roll_of_throw([6, 6])
+    game.roll([1, 2, 3, 4, 5])
+    game.hold([0, 1, 2])
+    with pytest.raises(ThrowMismatchError, match="3 dice held, so 2 must be thrown; got 3") as refused:
+        game.roll_of_throw([6, 6, 6])
+    assert refused.value.field == "dice"
+    with pytest.raises(InvalidDiceError):
+        game.roll_of_throw([6, 7])
+    with pytest.raises(InvalidDiceError, match="1 to 5 dice"):
+        game.roll_of_throw([])
+    assert game.roll_of_throw([6, 6, 6, 6, 6]) == Roll((6, 6, 6, 6, 6), "manual")
+    assert game.roll_of_throw([6, 6], "camera") == Roll((1, 2, 3, 6, 6), "camera", (0, 1, 2))
+
+
+def test_a_roll_record_must_keep_its_held_dice_and_throw_at_least_one():
+    game = Game(["Ana"])
+    with pytest.raises(FirstThrowError, match="first throw is all five"):
+        game.roll([1, 2, 3, 4, 5], held=[0])
+    game.roll([1, 2, 3, 4, 5])
+    with pytest.raises(ThrowMismatchError, match="die 0 showed 1, not 6"):
+        game.roll([6, 2, 3, 4, 5], held=[0])
+    with pytest.raises(InvalidHoldError, match="at least one die"):
+        game.roll([1, 2, 3, 4, 5], held=[0, 1, 2, 3, 4])
+    game.roll([1, 2, 6, 6, 6], held=[1, 0])
+    assert game.held == (0, 1)
+
+
+def test_undo_takes_back_a_hold_and_a_roll_restores_the_holds_before_it():
+    game = Game(["Ana"])
+    game.roll([1, 2, 3, 4, 5])
+    game.hold([4])
+    game.hold([3, 4])
+    game.undo()
+    assert game.held == (4,)
+    game.apply(game.roll_of_throw([6, 6, 6, 6]))
+    game.undo()
+    assert game.held == (4,) and game.dice == (1, 2, 3, 4, 5) and game.roll_number == 1
+
+
+def test_a_journal_from_before_holds_loads_with_every_die_thrown():
+    old = '{"players":["Ana"],"actions":[{"type":"roll","dice":[1,2,3,4,5],"source":"camera"}]}'
+    game = Game.from_json(old)
+    assert game.held == () and game.history == [] and game.actions[0] == Roll((1, 2, 3, 4, 5), "camera", ())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sets(st.integers(0, 4), max_size=4), st.lists(faces, min_size=5, max_size=5),
+                          st.booleans()), min_size=1, max_size=20))
+def test_any_turns_of_holds_and_throws_keep_the_held_dice_and_replay_exactly(steps):
+    game = Game(["Ana", "Ben"])
+    for held, values, record in steps:
+        if game.roll_number == 0 or game.rolls_left == 0 or record:
+            if game.dice is not None:
+                game.record(game.open_categories(game.current_player)[0])
+            if game.is_over:
+                break
+            game.apply(game.roll_of_throw(values))
+            continue
+        before = game.dice
+        game.hold(sorted(held))
+        game.apply(game.roll_of_throw(values[:5 - len(held)]))
+        assert all(game.dice[p] == before[p] for p in held) and game.held == tuple(sorted(held))
+        assert [game.dice[p] for p in range(5) if p not in held] == values[:5 - len(held)]
+    again = Game.from_json(game.to_json())
+    assert again == game and again.view() == game.view()
