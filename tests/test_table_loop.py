@@ -39,8 +39,10 @@ def frame(image: np.ndarray, t: float) -> SimpleNamespace:
     return SimpleNamespace(image=image, timestamp=t)
 
 
-def reading(values, status="ok", problems=(), xs=(40, 100, 160, 220, 280)) -> Reading:
-    dice = tuple(Die(value=v, x=float(x), y=100.0, size=24.0, angle=0.0, confidence=0.9)
+def reading(values, status="ok", problems=(), xs=(40, 100, 160, 220, 280), y=100.0) -> Reading:
+    """Dice in a row at height `y`: a throw after another lies elsewhere (a die lying where one lay
+    before, showing the same face, was kept)."""
+    dice = tuple(Die(value=v, x=float(x), y=y, size=24.0, angle=0.0, confidence=0.9)
                  for v, x in zip(values, xs))
     return Reading(dice=dice, status=status, problems=tuple(problems))
 
@@ -114,7 +116,7 @@ PLACES = [[(40 + 50 * i, 60 + 20 * i) for i in range(5)], [(60 + 45 * i, 180 - 2
 
 def test_each_settled_throw_is_one_roll_and_a_fourth_is_shown_not_counted(table):
     rolls = [[1, 2, 3, 4, 4], [4, 4, 4, 2, 6], [4, 4, 4, 4, 1], [6, 6, 6, 6, 6]]
-    reader = ScriptedReader(reading(values) for values in rolls)
+    reader = ScriptedReader(reading(values, y=40.0 + 50 * i) for i, values in enumerate(rolls))
     engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana", "Ben"])
     t = 0.0
@@ -160,13 +162,13 @@ def test_an_unsure_reading_is_shown_and_waits_for_a_rethrow(table):
     assert client.state()["game"]["dice"] == [2, 2, 3, 3, 3]
 
 
-def test_four_dice_read_surely_are_not_a_roll(table):
+def test_four_dice_read_surely_are_not_a_turns_first_roll(table):
     engine, loop, client = table(read_dice=ScriptedReader([reading([5, 5, 5, 5])]), annotate=annotate_copy)
     client.new_game(["Ana"])
     throw(loop, 0.0, 1, PLACES[0][:4])
     state = client.state()
-    assert state["camera"]["status"] == "unsure" and "4 dice" in state["camera"]["message"]
-    assert state["camera"]["notes"] == [{"code": "dice_count", "count": 4}]
+    assert state["camera"]["status"] == "unsure" and "first throw is all five dice; 4 seen" in state["camera"]["message"]
+    assert state["camera"]["notes"] == [{"code": "first_throw_five", "count": 4}]
     assert state["game"]["roll_number"] == 0
 
 
@@ -202,7 +204,7 @@ def test_throws_without_a_game_to_count_them_are_shown_with_the_reason(table):
 
 
 def test_a_reader_that_fails_is_shown_and_the_next_throw_is_read(table):
-    answers = [reading([1, 2, 3, 4, 5]), RuntimeError("out of memory"), reading([3, 3, 3, 3, 3])]
+    answers = [reading([1, 2, 3, 4, 5]), RuntimeError("out of memory"), reading([3, 3, 3, 3, 3], y=180.0)]
 
     def reader(image):
         answer = answers.pop(0)
@@ -246,7 +248,7 @@ def test_repeated_throws_are_told_from_new_ones():
 
 
 def test_a_camera_changing_resolution_restarts_the_settle_detector(table):
-    reader = ScriptedReader([reading([2, 2, 2, 2, 2]), reading([4, 4, 4, 4, 4])])
+    reader = ScriptedReader([reading([2, 2, 2, 2, 2]), reading([4, 4, 4, 4, 4], y=180.0)])
     engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
     client.new_game(["Ana"])
     throw(loop, 0.0, 1, PLACES[0])

@@ -19,12 +19,22 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from scorer.actions import Correct, Record, Roll, Undo
+from scorer.actions import Correct, Hold, Record, Undo
 from scorer.game import MAX_NAME_LENGTH, MAX_PLAYERS, InvalidInputError, StateConflictError
 from scorer.rules import CATEGORIES
 
 from . import security
-from .engine import ConflictError, CorrectDie, Engine, InvalidRequestError, NewGame, NotFoundError, Resume
+from .engine import (
+    ChooseThrow,
+    ConflictError,
+    CorrectDie,
+    Engine,
+    InvalidRequestError,
+    NewGame,
+    NotFoundError,
+    Resume,
+    Throw,
+)
 from .engine.events import Broadcaster
 from .i18n import LANGUAGES, all_catalogs
 
@@ -200,7 +210,19 @@ def resume_game():
 @api.post("/roll")
 def roll():
     body, version = _request()
-    return _play(version, Roll(_require(body, "dice")))
+    return _play(version, Throw(_require(body, "dice")))
+
+
+@api.post("/hold")
+def hold():
+    body, version = _request()
+    return _play(version, Hold(_require(body, "positions")))
+
+
+@api.post("/choose")
+def choose_throw():
+    body, version = _request()
+    return _play(version, ChooseThrow(_require(body, "choice")))
 
 
 @api.post("/correct")

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from hardware.supervisor import CameraFeed, CameraState, CameraSupervisor
+from scorer.holds import same_scene
 
 from .events import Broadcaster
 from .table import Table
@@ -41,16 +42,7 @@ def encode_jpeg(image: np.ndarray, quality: int, max_width: int | None = None) -
 
 def same_throw(before: Any, after: Any) -> bool:
     """The same dice showing the same faces in the same places: a scene seen again, not a new throw."""
-    if before is None or before.values != after.values or len(before.dice) != len(after.dice):
-        return False
-    unmatched = list(before.dice)
-    for die in after.dice:
-        match = next((old for old in unmatched if old.value == die.value
-                      and abs(old.x - die.x) < die.size / 2 and abs(old.y - die.y) < die.size / 2), None)
-        if match is None:
-            return False
-        unmatched.remove(match)
-    return True
+    return before is not None and same_scene(before.dice, after.dice)
 
 
 def _default_reader() -> tuple[Callable[[np.ndarray], Any], Callable[[np.ndarray, Any], np.ndarray]]:

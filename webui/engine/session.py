@@ -16,7 +16,7 @@ from scorer.game import InvalidPlayersError, NoRollError
 from scorer.rules import validate_die
 from scorer.store import GameStore, GameSummary, StoreError, UnknownGameError
 
-from .actions import CorrectDie, NewGame, Resume, TableAction
+from .actions import CorrectDie, GameAction, NewGame, Resume, Throw
 from .errors import FinishedGameError, InvalidFieldError, NoGameError, UnknownGameIdError
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ class GameSession:
                 # game can be looked into (and its earlier games stay listed).
                 log.exception("game %s cannot be rebuilt from its journal; starting without it", current)
 
-    def apply(self, action: TableAction) -> None:
+    def apply(self, action: GameAction) -> None:
         """Check `action`, journal it, then make it the current state; a refusal changes nothing."""
         if isinstance(action, NewGame):
             _refuse_unprintable_names(action.players)
@@ -52,7 +52,12 @@ class GameSession:
             self.game_id, self.game = action.game_id, game
             return
         game_id, game = self._current()
-        played = _correction(game, action) if isinstance(action, CorrectDie) else action
+        if isinstance(action, CorrectDie):
+            played = _correction(game, action)
+        elif isinstance(action, Throw):
+            played = game.roll_of_throw(action.dice)
+        else:
+            played = action
         checked = game.check(played)
         after = game.followed_by(checked)
         self.store.append(game_id, checked, after)

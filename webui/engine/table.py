@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hardware.supervisor import CameraState
-from scorer import CATEGORIES
-from scorer.actions import Roll
+from scorer import CATEGORIES, Game
+from scorer.actions import Hold, Roll
+from scorer.holds import HoldError, KeptChoice, throw_choices
 from scorer.store import now_iso
 
-from .actions import TableAction
-from .errors import InvalidFieldError, StaleVersionError
+from .actions import ChooseThrow, TableAction
+from .errors import ConflictError, InvalidFieldError, StaleVersionError
 from .events import Broadcaster
 from .session import GameSession
 from .views import Advisor, GameViews
@@ -33,10 +34,31 @@ log = logging.getLogger(__name__)
 VERSIONS_PER_BOOT = 1_000_000
 
 
+class NoQuestionError(ConflictError):
+    code = "no_question"
+    field = "choice"
+
+
+@dataclass(frozen=True)
+class ThrowQuestion:
+    """A throw the camera read but cannot make into a roll alone: which dice were kept aside
+    ("which_kept"), or whether a kept die that shows another face was bumped ("bumped"). The dice
+    seen, left to right, and the rolls it may make, most likely first, for a player to pick."""
+
+    reason: str
+    seen: tuple[Any, ...]
+    choices: tuple[KeptChoice, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "seen": [die.value for die in self.seen],
+                "choices": [choice.to_dict() for choice in self.choices]}
+
+
 @dataclass(frozen=True)
 class CameraStatus:
     """The camera as the tablets see it: its state, the source, a message for whoever mends it, notes
-    for the page to word in the player's language, and the last reading (with whether it counted)."""
+    for the page to word in the player's language, the last reading (with whether it counted) and,
+    when the table cannot tell which roll that throw makes, the question for the players."""
 
     state: CameraState
     source: str
@@ -44,12 +66,15 @@ class CameraStatus:
     notes: tuple[dict[str, Any], ...] = ()
     reading: dict[str, Any] | None = None
     reading_counted: bool = False
+    question: ThrowQuestion | None = None
     updated: str = field(default_factory=now_iso)
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.state.value, "source": self.source, "message": self.message,
                 "notes": list(self.notes), "reading": self.reading,
-                "reading_counted": self.reading_counted, "updated": self.updated}
+                "reading_counted": self.reading_counted,
+                "question": None if self.question is None else self.question.to_dict(),
+                "updated": self.updated}
 
 
 def problem_notes(problems: Sequence[Any]) -> tuple[dict[str, Any], ...]:
@@ -81,8 +106,12 @@ class Table:
         # is still about the game the player saw: a camera status flicker in between does not
         # make it stale, a roll, record or undo does.
         self._game_version = self._version
-        # Per-die confidence of a camera roll, kept with the game and action count it was read for.
-        self._confidence: tuple[int | None, int, list[float]] | None = None
+        # Per-die confidence of a camera roll, kept with the game and action count it was read for
+        # (None for a die held out of view).
+        self._confidence: tuple[int | None, int, list[float | None]] | None = None
+        # Where the dice of the current roll lie in the camera's view, by position, kept with the
+        # game, turn and roll they are of: the next throw of five is told apart by them.
+        self._places: tuple[tuple[int | None, int, int], dict[int, Any]] | None = None
         self._game_listeners: list[Callable[[bool], None]] = []
         off = camera_source == "off"
         self._camera = CameraStatus(CameraState.OFF if off else CameraState.OFFLINE, camera_source,
@@ -130,11 +159,22 @@ class Table:
     # --- writes from the tablets ----------------------------------------------------------------
 
     def apply(self, version: object, action: TableAction) -> None:
-        """Play `action`, made by someone who saw the state at `version`."""
+        """Play `action`, made by someone who saw the state at `version`. The camera's question, if
+        any, is answered by a ChooseThrow, or by holds that say which dice were kept; any other
+        change to the game leaves it unanswered, and it goes."""
         with self._lock:
             self._check_version(version)
+            question = self._camera.question
+            if isinstance(action, ChooseThrow):
+                self._choose_throw(action.choice)
+                return
             self.session.apply(action)
-            self._changed()
+            if question is not None and isinstance(action, Hold) and question.reason == "which_kept":
+                self._camera_throw_answered(list(question.seen))
+            elif question is not None:
+                self._set_camera(question=None, notes=(), message=None, changed_game=True)
+            else:
+                self._changed()
 
     # --- the table loop's side -------------------------------------------------------------------
 
@@ -162,45 +202,102 @@ class Table:
                              reading=None, reading_counted=False)
 
     def camera_reading(self, reading: Any, repeated: bool = False) -> bool:
-        """A settled throw has been read. Five dice read surely become the current player's next
-        roll; returns whether it was counted. Anything else is shown and waits for a re-throw, and
-        so is a `repeated` reading (the same dice in the same places as the last one)."""
+        """A settled throw has been read. One to five dice read surely become the current player's
+        next roll, the dice not seen being those held (kept aside), and of five those lying where
+        they lay being the kept ones; returns whether it was counted. When the table cannot tell
+        which roll a throw makes it asks (a ThrowQuestion); anything else is shown and waits for a
+        re-throw, and so is a `repeated` reading (the same dice in the same places as the last one)."""
         with self._lock:
             dice = sorted(reading.dice, key=lambda die: (die.x, die.y))
-            counted = False
-            notes: tuple[dict[str, Any], ...]
-            message: str | None
-            state = CameraState.UNSURE
             if reading.status != "ok":
-                message, notes = "; ".join(map(str, reading.problems)), problem_notes(reading.problems)
-            elif len(dice) != 5 or any(die.value is None for die in dice):
-                message = f"{len(dice)} {'die' if len(dice) == 1 else 'dice'} seen; a roll has five"
-                notes = ({"code": "dice_count", "count": len(dice)},)
+                self._set_camera(state=CameraState.UNSURE, message="; ".join(map(str, reading.problems)),
+                                 notes=problem_notes(reading.problems), reading=reading.to_dict(),
+                                 reading_counted=False, question=None)
+            elif not 1 <= len(dice) <= 5 or any(die.value is None for die in dice):
+                self._set_camera(state=CameraState.UNSURE, reading=reading.to_dict(), reading_counted=False,
+                                 message=f"{len(dice)} {'die' if len(dice) == 1 else 'dice'} seen; "
+                                         "a throw is of one to five dice",
+                                 notes=({"code": "dice_count", "count": len(dice)},), question=None)
             elif repeated:
-                state, message = CameraState.LIVE, "the same dice as before: throw again to roll"
-                notes = ({"code": "same_throw"},)
+                self._set_camera(state=CameraState.LIVE, message="the same dice as before: throw again to roll",
+                                 notes=({"code": "same_throw"},), reading=reading.to_dict(),
+                                 reading_counted=False, question=None)
             else:
-                state = CameraState.LIVE
-                counted, message, notes = self._camera_roll([die.value for die in dice],
-                                                            [float(die.confidence) for die in dice])
-            self._set_camera(state=state, message=message, notes=notes, reading=reading.to_dict(),
-                             reading_counted=counted, changed_game=counted)
-            return counted
+                self._camera = dataclasses.replace(self._camera, reading=reading.to_dict())
+                self._camera_throw_answered(dice)
+            return self._camera.reading_counted
 
-    def _camera_roll(self, values: list[int], confidence: list[float]) -> tuple[bool, str | None, tuple]:
-        """Whether five dice read surely became the current player's roll, and if not, why: in words
-        and in notes."""
+    def _camera_throw_answered(self, dice: list[Any]) -> None:
+        """Make the throw of `dice` (read surely, left to right) the current player's next roll, ask
+        which roll it makes, or say why it cannot count; then publish the change."""
         game = self.session.game
+        notes: tuple[dict[str, Any], ...] = ()
+        message: str | None = None
+        question = None
+        state = CameraState.LIVE
+        choices: tuple[KeptChoice, ...] = ()
         if game is None:
-            return False, "start a game to count throws", ({"code": "no_game"},)
-        if game.is_over:
-            return False, "the game is over", ({"code": "game_over"},)
-        if game.rolls_left == 0:
-            return (False, f"{game.current_player_name} has thrown three times: choose a category",
-                    ({"code": "rolls_used", "name": game.current_player_name},))
-        self.session.apply(Roll(values, "camera"))
-        self._confidence = (self.session.game_id, len(self.session.game.actions), confidence)  # type: ignore[union-attr]
-        return True, None, ()
+            message, notes = "start a game to count throws", ({"code": "no_game"},)
+        elif game.is_over:
+            message, notes = "the game is over", ({"code": "game_over"},)
+        elif game.rolls_left == 0:
+            message = f"{game.current_player_name} has thrown three times: choose a category"
+            notes = ({"code": "rolls_used", "name": game.current_player_name},)
+        else:
+            previous = game.dice if game.roll_number > 0 else None
+            try:
+                choices = throw_choices(previous, game.held, self._tray_places(game), dice,
+                                        self._views.ranked_keeps(game))
+            except HoldError as error:
+                state, message = CameraState.UNSURE, str(error)
+                notes = ({"code": "first_throw_five", "count": len(dice)},)
+        if len(choices) > 1:
+            if len(dice) == 5:
+                question = ThrowQuestion("bumped", tuple(dice), choices)
+                message, notes = "a kept die shows another face: was it bumped?", ({"code": "bumped"},)
+            else:
+                question = ThrowQuestion("which_kept", tuple(dice), choices)
+                message = f"{len(dice)} thrown: which dice were kept? (choose on a tablet)"
+                notes = ({"code": "which_kept", "count": len(dice)},)
+        elif choices and choices[0].nothing_thrown:
+            message, notes = "the same dice as before: throw again to roll", ({"code": "same_throw"},)
+        elif choices:
+            self._play_camera_roll(choices[0], dice)
+        self._set_camera(state=state, message=message, notes=notes, question=question,
+                         reading_counted=bool(choices) and question is None and not choices[0].nothing_thrown,
+                         changed_game=True)
+
+    def _play_camera_roll(self, choice: KeptChoice, seen: Sequence[Any]) -> None:
+        self.session.apply(Roll(choice.dice, "camera", choice.held))
+        game = self.session.game
+        assert game is not None
+        self._places = (self._roll_key(game), {p: seen[j] for p, j in enumerate(choice.lying) if j is not None})
+        self._confidence = (self.session.game_id, len(game.actions),
+                            [None if j is None else float(seen[j].confidence) for j in choice.lying])
+
+    def _choose_throw(self, index: object) -> None:
+        question = self._camera.question
+        if question is None:
+            raise NoQuestionError("the camera has no throw waiting for an answer (another tablet may "
+                                  "have answered, or the game moved on)")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(question.choices):
+            raise InvalidFieldError(f"choice must be a whole number from 0 to {len(question.choices) - 1}, "
+                                    f"got {index!r}", "choice")
+        choice = question.choices[index]
+        if not choice.nothing_thrown:
+            self._play_camera_roll(choice, question.seen)
+        self._set_camera(state=CameraState.LIVE, message=None, notes=(), question=None,
+                         reading_counted=not choice.nothing_thrown, changed_game=True)
+
+    def _roll_key(self, game: Game) -> tuple[int | None, int, int]:
+        return (self.session.game_id, game.records_made, game.roll_number)
+
+    def _tray_places(self, game: Game) -> dict[int, Any]:
+        """Where the current roll's dice lie, when the camera read it (a roll typed in, or undone to,
+        has no places: its next throw of five counts every die as thrown)."""
+        if self._places is None or self._places[0] != self._roll_key(game):
+            return {}
+        return self._places[1]
 
     # --- internals -------------------------------------------------------------------------------
 

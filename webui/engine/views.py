@@ -27,8 +27,9 @@ class GameViews:
         self._costs: dict[tuple, float | None] = {}
         self._advice_cache: tuple[tuple, dict[str, Any] | None] | None = None
 
-    def view(self, game_id: int, game: Game, camera_confidence: list[float] | None = None) -> dict[str, Any]:
-        """`camera_confidence`: per-die confidence of the current roll when the camera read it."""
+    def view(self, game_id: int, game: Game, camera_confidence: list[float | None] | None = None) -> dict[str, Any]:
+        """`camera_confidence`: per-die confidence of the current roll when the camera read it (None
+        for a die held out of its view)."""
         view = game.view()
         del view["actions"]
         source = None
@@ -57,6 +58,11 @@ class GameViews:
                 self._costs[key] = _guarded(lambda: float(advisor.cost_of(*key)))
             entry["cost"] = self._costs[key]
         return entry
+
+    def ranked_keeps(self, game: Game) -> list[list[int]]:
+        """The advisor's keeps for the current roll, best first (none without an advisor)."""
+        advice = self._advice(game)
+        return [] if advice is None else [keep["keep"] for keep in advice["keeps"]]
 
     def _advice(self, game: Game) -> dict[str, Any] | None:
         advisor = self._advisor
