@@ -32,7 +32,7 @@ def test_no_camera_picture_beside_dice_typed_by_hand(table, open_page):
     import cv2
     import numpy as np
 
-    from .test_tablet import camera_throw
+    from .test_tablet import camera_throw, long_press
 
     table.post("/api/games", {"players": ["Ana"]})
     picture = cv2.imencode(".jpg", np.full((240, 320, 3), 90, np.uint8))[1].tobytes()
@@ -48,7 +48,7 @@ def test_no_camera_picture_beside_dice_typed_by_hand(table, open_page):
     page.locator("#manual-save").tap()
     expect(page.locator("#dice-source")).to_contain_text("Entered by hand")
     expect(thumbnail).to_be_hidden()
-    page.locator('#dice [data-die="4"]').tap()  # a typed roll corrected is still typed
+    long_press(page.locator('#dice [data-die="4"]'))  # a typed roll corrected is still typed
     page.locator('#die-choices [data-value="5"]').tap()
     expect(page.locator("#dice-source")).to_contain_text("Corrected by hand")
     expect(thumbnail).to_be_hidden()

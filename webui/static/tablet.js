@@ -14,6 +14,8 @@ const COSTLY_THRESHOLD = 0.05;
 const COSTLY_SHOWN = 3;
 // A camera die below this confidence is outlined so players check it.
 const DOUBTFUL_CONFIDENCE = 0.75;
+// Between throws a tap holds a die; holding it down this long corrects it instead.
+const LONG_PRESS_MS = 550;
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,7 +33,10 @@ const page = {
   reconnectDelay: 1000,
   pendingRecord: null,
   pendingDie: null,
+  wantedHolds: null, // holds tapped but not yet confirmed by the table, shown at once
+  dismissedQuestion: null, // the camera's question this tablet chose not to answer now
   manualDice: [null, null, null, null, null],
+  manualPositions: [0, 1, 2, 3, 4], // the places of the roll the values entered go to (not those held)
   manualSavesItself: true, // the keypad saves at the fifth value unless it started from a camera's throw
   celebrated: null,
   toastTimer: null,
@@ -461,7 +466,7 @@ function render() {
   }
   if ($("dialog-menu").open) renderMenu();
   if (screen !== "game") {
-    for (const id of ["dialog-confirm", "dialog-die", "dialog-manual"]) if ($(id).open) $(id).close();
+    for (const id of ["dialog-confirm", "dialog-die", "dialog-manual", "dialog-kept"]) if ($(id).open) $(id).close();
   }
   if (screen === "start") renderStart();
   if (screen === "game") renderGame();
@@ -687,28 +692,31 @@ function renderGame() {
   setText($("roll-line"), rollText);
 
   const advice = game.advice;
-  const keeping = advice && advice.best_keep && game.rolls_left > 0 && game.dice && advice.best_keep.length < 5;
+  const canHold = Boolean(game.dice) && game.rolls_left > 0;
+  const keeping = advice && advice.best_keep && canHold && advice.best_keep.length < 5;
   const kept = new Set(keeping ? advice.best_keep_positions : []);
+  const held = new Set(canHold ? shownHolds(game) : []);
   const confidence = game.dice_source === "camera" ? game.dice_confidence : null;
   const row = $("dice");
-  if (row.children.length !== 5) {
-    row.replaceChildren(...[0, 1, 2, 3, 4].map((index) =>
-      el("button", { type: "button", class: "die", "data-die": String(index), onclick: () => tapDie(index) })));
-  }
+  if (row.children.length !== 5) row.replaceChildren(...[0, 1, 2, 3, 4].map(dieButton));
   for (const [index, button] of [...row.children].entries()) {
     const value = game.dice ? game.dice[index] : null;
-    const doubtful = confidence && confidence[index] < DOUBTFUL_CONFIDENCE;
+    // a die held out of the camera's view has no confidence: it was settled at an earlier throw
+    const doubtful = confidence && typeof confidence[index] === "number" && confidence[index] < DOUBTFUL_CONFIDENCE;
+    const badge = held.has(index) ? "held" : kept.has(index) ? "keep" : null;
     const classes = ["die"];
-    if (kept.has(index)) classes.push("keep");
+    if (badge) classes.push(badge);
     if (doubtful) classes.push("doubtful");
     if (value === null) classes.push("empty");
     setClass(button, classes.join(" "));
-    setAttr(button, "aria-label", t("die_label", { n: index + 1, value: value === null ? "?" : value }) + (kept.has(index) ? " · " + t("keep") : ""));
-    fill(button, JSON.stringify([value, kept.has(index), page.language]), () =>
-      [dieFace(value), kept.has(index) ? el("span", { class: "keep-badge", text: t("keep") }) : null]);
+    setAttr(button, "aria-pressed", canHold ? String(held.has(index)) : null);
+    setAttr(button, "aria-label", t("die_label", { n: index + 1, value: value === null ? "?" : value }) + (badge ? " · " + t(badge) : ""));
+    fill(button, JSON.stringify([value, badge, page.language]), () =>
+      [dieFace(value), badge ? el("span", { class: badge + "-badge", text: t(badge) }) : null]);
   }
-  const source = game.dice ? t("dice_source." + (game.dice_source || "manual")) + " · " + t("tap_die_hint") : "";
+  const source = game.dice ? t("dice_source." + (game.dice_source || "manual")) + " · " + t(canHold ? "hold_hint" : "tap_die_hint") : "";
   setText($("dice-source"), source);
+  renderKeepThese(game, advice, canHold);
   $("manual-roll").disabled = game.rolls_left === 0;
 
   renderCameraMessage(game, camera);
@@ -717,11 +725,77 @@ function renderGame() {
   closeOutdatedDialogs(game);
 }
 
+// A die of the row: a tap holds it between throws (or corrects it once no throw is left); held
+// down, it is corrected.
+function dieButton(index) {
+  const button = el("button", { type: "button", class: "die", "data-die": String(index) });
+  button.addEventListener("pointerdown", () => {
+    clearTimeout(button.pressTimer);
+    button.longPress = false;
+    button.pressTimer = setTimeout(() => {
+      button.longPress = true;
+      const game = currentGame();
+      if (game && game.dice && !$("dialog-die").open) openDiePicker(index);
+    }, LONG_PRESS_MS);
+  });
+  for (const end of ["pointerup", "pointerleave", "pointercancel"]) {
+    button.addEventListener(end, () => clearTimeout(button.pressTimer));
+  }
+  button.addEventListener("contextmenu", (event) => event.preventDefault()); // a long press is ours
+  button.addEventListener("click", () => {
+    if (button.longPress) button.longPress = false;
+    else tapDie(index);
+  });
+  return button;
+}
+
 function tapDie(index) {
   const game = currentGame();
   if (!game) return;
-  if (game.dice) openDiePicker(index);
-  else openManual();
+  if (!game.dice) openManual();
+  else if (game.rolls_left > 0) toggleHold(index);
+  else openDiePicker(index);
+}
+
+// The holds this tablet shows: the table's, or those just tapped while the table is told.
+function shownHolds(game) {
+  return page.wantedHolds ?? game.held ?? [];
+}
+
+// Taps in quick succession each change the holds shown at once; the table gets the latest wish
+// after each answer, so no tap is lost to a request still on its way.
+async function toggleHold(index) {
+  const wanted = new Set(shownHolds(currentGame()));
+  if (wanted.has(index)) wanted.delete(index);
+  else wanted.add(index);
+  await askToHold([...wanted].sort((a, b) => a - b));
+}
+
+async function askToHold(positions) {
+  page.wantedHolds = positions;
+  render();
+  if (page.holding) return;
+  page.holding = true;
+  try {
+    for (;;) {
+      const game = currentGame();
+      const wish = page.wantedHolds;
+      if (!game || !game.dice || JSON.stringify(wish) === JSON.stringify(game.held)) break;
+      if (!(await send("/api/hold", { positions: wish }))) break;
+    }
+  } finally {
+    page.holding = false;
+    page.wantedHolds = null;
+    render();
+  }
+}
+
+// The advisor's keep in one tap, while it is not what is held already.
+function renderKeepThese(game, advice, canHold) {
+  const button = $("keep-these");
+  const keep = advice && advice.best_keep;
+  const heldValues = shownHolds(game).map((index) => game.dice[index]).sort().join();
+  button.hidden = !(canHold && keep && keep.length > 0 && keep.length < 5 && [...keep].sort().join() !== heldValues);
 }
 
 // Another tablet or the camera may move the game on while a dialog is open here.
@@ -729,6 +803,40 @@ function closeOutdatedDialogs(game) {
   if ($("dialog-confirm").open && !(game.dice && page.pendingRecord in game.open_scores)) $("dialog-confirm").close();
   if ($("dialog-die").open && !game.dice) $("dialog-die").close();
   if ($("dialog-manual").open && game.rolls_left === 0) $("dialog-manual").close();
+  renderKeptQuestion(page.state.camera.question);
+}
+
+// The camera saw a throw it cannot make a roll of alone: every tablet asks, one tap answers.
+function renderKeptQuestion(question) {
+  const dialog = $("dialog-kept");
+  // The throw the question is about: dismissed, it stays dismissed while holds re-rank its choices.
+  const key = question ? JSON.stringify([page.state.camera.reading, question.reason]) : null;
+  if (!question || key === page.dismissedQuestion) {
+    if (dialog.open) dialog.close();
+    return;
+  }
+  const bumped = question.reason === "bumped";
+  setText($("kept-title"), t(bumped ? "bumped_title" : "kept_title"));
+  setText($("kept-text"), bumped ? "" : cameraText(page.state.camera)); // a bumped die shows in its choices
+  fill($("kept-choices"), JSON.stringify([question, page.language]), () =>
+    question.choices.map((choice, index) => {
+      const label = bumped ? t(index === 0 ? "bumped_put_back" : "bumped_as_lies") : choice.advised ? t("kept_advised") : null;
+      const faces = choice.dice.map((value, position) =>
+        el("span", { class: "kept-die" + (choice.held.includes(position) ? " held" : "") }, [dieFace(value)]));
+      const spoken = choice.dice.map((value, position) => (choice.held.includes(position) ? `${value} (${t("held")})` : String(value)));
+      return el("button", {
+        type: "button", class: "button kept-choice" + (choice.advised ? " advised" : ""), "data-choice": String(index),
+        "aria-label": (label ? label + ": " : "") + spoken.join(", "),
+        onclick: () => chooseThrow(index),
+      }, [label ? el("span", { class: "kept-label", text: label }) : null, el("span", { class: "kept-dice" }, faces)]);
+    }));
+  dialog.dataset.question = key;
+  if (!dialog.open) dialog.showModal();
+}
+
+async function chooseThrow(index) {
+  $("dialog-kept").close();
+  await send("/api/choose", { choice: index });
 }
 
 function renderCameraMessage(game, camera) {
@@ -912,12 +1020,20 @@ async function correctDie(value) {
 
 // Entering a roll: one tap opens the keypad, one tap per die fills the next empty place, and the
 // fifth saves it (six taps). A throw the camera half read starts filled and waits for Save.
+// With dice held, only the thrown ones are entered: the held ones complete the roll.
 function openManual() {
   const game = currentGame();
   if (!game || game.rolls_left === 0) return;
-  const start = unsureThrow();
-  page.manualDice = start || [null, null, null, null, null];
+  const held = game.dice ? game.held : [];
+  page.manualPositions = [0, 1, 2, 3, 4].filter((position) => !held.includes(position));
+  const count = page.manualPositions.length;
+  let start = unsureThrow();
+  if (start && held.length) start = start.filter((value) => value !== null).length === count ? start.slice(0, count) : null;
+  page.manualDice = start || Array(count).fill(null);
   page.manualSavesItself = !start;
+  const note = $("manual-held");
+  note.hidden = held.length === 0;
+  note.textContent = held.length ? t("manual_thrown", { held: held.map((position) => game.dice[position]).join(" ") }) : "";
   renderManual();
   $("dialog-manual").showModal();
 }
@@ -940,7 +1056,8 @@ function renderManual() {
       class: "die manual-slot" + (value === null ? " empty" : "") + (index === next ? " next" : ""),
       "data-die": String(index),
       "data-value": value === null ? "" : String(value),
-      "aria-label": value === null ? t("manual_die", { n: index + 1 }) : t("manual_slot", { n: index + 1, value }),
+      "aria-label": value === null ? t("manual_die", { n: page.manualPositions[index] + 1 })
+        : t("manual_slot", { n: page.manualPositions[index] + 1, value }),
       onclick: () => clearManual(index),
     }, dieFace(value))));
   fill($("manual-keys"), page.language, () =>
@@ -1190,6 +1307,13 @@ function wire() {
   $("same-players").addEventListener("click", () => startGame(currentGame().players));
   $("manual-roll").addEventListener("click", openManual);
   $("manual-save").addEventListener("click", saveManual);
+  $("keep-these").addEventListener("click", () => {
+    const advice = currentGame() && currentGame().advice;
+    if (advice && advice.best_keep_positions) askToHold([...advice.best_keep_positions].sort((a, b) => a - b));
+  });
+  const dismissQuestion = () => (page.dismissedQuestion = $("dialog-kept").dataset.question);
+  $("dialog-kept").addEventListener("cancel", dismissQuestion);
+  $("kept-not-now").addEventListener("click", dismissQuestion);
   $("confirm-record").addEventListener("click", confirmRecord);
   $("camera-button").addEventListener("click", openCamera);
   $("camera-pill").addEventListener("click", openCamera);
