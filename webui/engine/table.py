@@ -106,12 +106,10 @@ class Table:
         # is still about the game the player saw: a camera status flicker in between does not
         # make it stale, a roll, record or undo does.
         self._game_version = self._version
-        # Per-die confidence of a camera roll, kept with the game and action count it was read for
-        # (None for a die held out of view).
-        self._confidence: tuple[int | None, int, list[float | None]] | None = None
-        # Where the dice of the current roll lie in the camera's view, by position, kept with the
-        # game, turn and roll they are of: the next throw of five is told apart by them.
-        self._places: tuple[tuple[int | None, int, int], dict[int, Any]] | None = None
+        # The current roll as the camera read it, kept with the game, turn and roll it is of: where
+        # each die lies (by position; the next throw of five is told apart by them) and how sure
+        # its reading was (None for a die held out of view).
+        self._camera_roll: tuple[tuple[int | None, int, int], dict[int, Any], list[float | None]] | None = None
         self._game_listeners: list[Callable[[bool], None]] = []
         off = camera_source == "off"
         self._camera = CameraStatus(CameraState.OFF if off else CameraState.OFFLINE, camera_source,
@@ -246,7 +244,7 @@ class Table:
         else:
             previous = game.dice if game.roll_number > 0 else None
             try:
-                choices = throw_choices(previous, game.held, self._tray_places(game), dice,
+                choices = throw_choices(previous, game.held, self._read_roll(game)[0], dice,
                                         self._views.ranked_keeps(game))
             except HoldError as error:
                 state, message = CameraState.UNSURE, str(error)
@@ -271,9 +269,8 @@ class Table:
         self.session.apply(Roll(choice.dice, "camera", choice.held))
         game = self.session.game
         assert game is not None
-        self._places = (self._roll_key(game), {p: seen[j] for p, j in enumerate(choice.lying) if j is not None})
-        self._confidence = (self.session.game_id, len(game.actions),
-                            [None if j is None else float(seen[j].confidence) for j in choice.lying])
+        self._camera_roll = (self._roll_key(game), {p: seen[j] for p, j in enumerate(choice.lying) if j is not None},
+                             [None if j is None else float(seen[j].confidence) for j in choice.lying])
 
     def _choose_throw(self, index: object) -> None:
         question = self._camera.question
@@ -292,12 +289,13 @@ class Table:
     def _roll_key(self, game: Game) -> tuple[int | None, int, int]:
         return (self.session.game_id, game.records_made, game.roll_number)
 
-    def _tray_places(self, game: Game) -> dict[int, Any]:
-        """Where the current roll's dice lie, when the camera read it (a roll typed in, or undone to,
-        has no places: its next throw of five counts every die as thrown)."""
-        if self._places is None or self._places[0] != self._roll_key(game):
-            return {}
-        return self._places[1]
+    def _read_roll(self, game: Game) -> tuple[dict[int, Any], list[float | None] | None]:
+        """Where the current roll's dice lie and how surely each was read, when the camera read it
+        (a roll typed in, or undone to, has no places: its next throw of five counts every die as
+        thrown)."""
+        if self._camera_roll is None or self._camera_roll[0] != self._roll_key(game):
+            return {}, None
+        return self._camera_roll[1], self._camera_roll[2]
 
     # --- internals -------------------------------------------------------------------------------
 
@@ -333,10 +331,7 @@ class Table:
     def _live_view(self) -> dict[str, Any]:
         session = self.session
         assert session.game_id is not None and session.game is not None
-        confidence = None
-        if self._confidence is not None and self._confidence[:2] == (session.game_id, len(session.game.actions)):
-            confidence = self._confidence[2]
-        return self._views.view(session.game_id, session.game, confidence)
+        return self._views.view(session.game_id, session.game, self._read_roll(session.game)[1])
 
     def _render(self) -> str:
         game = None if self.session.game is None else self._live_view()

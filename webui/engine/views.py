@@ -34,13 +34,15 @@ class GameViews:
         del view["actions"]
         source = None
         if game.dice is not None:
-            last = game.actions[-1]
-            source = "corrected" if isinstance(last, Correct) else last.source if isinstance(last, Roll) else None
+            # the roll's own record, or the correction of it (holds since change neither)
+            last = next(a for a in reversed(game.actions) if isinstance(a, (Roll, Correct)))
+            source = "corrected" if isinstance(last, Correct) else last.source
         view.update(
             id=game_id,
             dice_confidence=camera_confidence if source == "camera" else None,
             dice_source=source,
             can_undo=bool(game.actions),
+            last_action=game.actions[-1].to_dict()["type"] if game.actions else None,
             history=[self._history_entry(game, turn) for turn in game.history],
             advice=self._advice(game),
         )

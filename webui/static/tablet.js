@@ -495,9 +495,10 @@ function renderTopbar(screen) {
   if (!badge.hidden) setText(badge, page.connected ? t("conn_back") : t("conn_lost"));
 }
 
-// What Undo takes back, as the players saw it happen: the last roll, correction or row taken.
+// What Undo takes back, as the players saw it happen: the last roll, hold, correction or row taken.
 function undoWhat(game) {
   if (!game.can_undo) return null;
+  if (game.last_action === "hold") return t("undo_hold", { name: game.current_player_name });
   if (game.dice && game.roll_number > 0) {
     const name = game.current_player_name;
     if (game.dice_source === "corrected") return t("undo_correct", { name });
