@@ -167,7 +167,8 @@ def test_four_dice_read_surely_are_not_a_turns_first_roll(table):
     client.new_game(["Ana"])
     throw(loop, 0.0, 1, PLACES[0][:4])
     state = client.state()
-    assert state["camera"]["status"] == "unsure" and "first throw is all five dice; 4 seen" in state["camera"]["message"]
+    assert state["camera"]["status"] == "unsure"
+    assert "first throw is all five dice; 4 seen" in state["camera"]["message"]
     assert state["camera"]["notes"] == [{"code": "first_throw_five", "count": 4}]
     assert state["game"]["roll_number"] == 0
 

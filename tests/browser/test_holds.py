@@ -214,7 +214,7 @@ def test_a_whole_game_thrown_only_with_the_re_rolled_dice_counting_taps(table, o
     camera = table.engine.table
     page = open_page(table.url, viewport=TABLET)
     rng = random.Random(21)
-    taps: dict[str, list[int]] = {style: [] for style in STYLES}
+    taps = {style: [] for style in STYLES}  # the taps of each turn, by how its dice were kept
     throws = questions = 0
     for turn in range(12):
         style = STYLES[turn % 3]

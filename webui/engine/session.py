@@ -11,7 +11,7 @@ import logging
 import unicodedata
 
 from scorer import Game
-from scorer.actions import Correct
+from scorer.actions import Action, Correct, Undo
 from scorer.game import InvalidPlayersError, NoRollError
 from scorer.rules import validate_die
 from scorer.store import GameStore, GameSummary, StoreError, UnknownGameError
@@ -52,6 +52,7 @@ class GameSession:
             self.game_id, self.game = action.game_id, game
             return
         game_id, game = self._current()
+        played: Action | Undo
         if isinstance(action, CorrectDie):
             played = _correction(game, action)
         elif isinstance(action, Throw):
