@@ -1,1 +1,2 @@
-"""The table service: Flask app, tablet page, live updates, and the loop tying camera, vision and game."""
+"""The table: webui.engine runs it without Flask, webui.app serves it over HTTP with the tablet page,
+webui.cli wires the two to the settings and the hardware."""
