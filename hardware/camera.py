@@ -16,11 +16,12 @@ sample pictures as the players' throws.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -309,17 +310,39 @@ _PI_OPTIONS = ("width", "height", "swap_red_blue", "ae_settle_seconds", "exposur
 _KNOWN_OPTIONS = {*_PI_OPTIONS, "fps", "hold", "loop"}
 
 
+@contextlib.contextmanager
+def _opencv_quiet() -> Iterator[None]:
+    """OpenCV warns on stderr about every webcam it cannot open. `auto` tries one every few seconds on
+    a table without a camera, and says why itself: the table's log is not filled with those warnings."""
+    import cv2
+
+    opencv_log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if opencv_log is None:
+        yield
+        return
+    level = opencv_log.getLogLevel()
+    opencv_log.setLogLevel(opencv_log.LOG_LEVEL_ERROR)
+    try:
+        yield
+    finally:
+        opencv_log.setLogLevel(level)
+
+
 def _pick(options: dict, names: Sequence[str]) -> dict:
     return {name: options[name] for name in names if options.get(name) is not None}
+
+
+AUTO_SOURCES = ("pi", "usb:0")
 
 
 def _open_auto(options: dict) -> Camera:
     """The Pi camera, else webcam 0, else CameraUnavailable with every reason: the supervisor then
     shows the table without a camera and tries both again."""
     reasons = []
-    for source in ("pi", "usb:0"):
+    for source in AUTO_SOURCES:
         try:
-            return open_camera(source, **options)
+            with _opencv_quiet():
+                return open_camera(source, **options)
         except CameraUnavailable as error:
             reasons.append(f"{source}: {error}")
     raise CameraUnavailable("no camera found (enter the dice on the tablet); " + "; ".join(reasons))

@@ -185,6 +185,15 @@ def test_auto_without_a_camera_opens_none_and_says_what_it_tried(monkeypatch, im
     assert tried == [0]
 
 
+def test_auto_keeps_opencvs_warnings_about_missing_webcams_out_of_the_log(monkeypatch, capfd):
+    """Tried every few seconds on a table without a camera, a missing webcam is said once, in the
+    camera's status, not as two OpenCV warnings on stderr at each try."""
+    monkeypatch.setattr(camera_module, "AUTO_SOURCES", ("usb:97",))  # no machine has 98 webcams
+    with pytest.raises(CameraUnavailable, match="usb:97: cannot open webcam 97"):
+        open_camera("auto")
+    assert "WARN" not in capfd.readouterr().err
+
+
 def test_demo_replays_the_sample_throws_by_name(monkeypatch, tmp_path, image_folder):
     shutil.copytree(image_folder, tmp_path / "demo" / "images")
     monkeypatch.setattr(camera_module, "CHECKOUT_SAMPLES", tmp_path / "demo")
