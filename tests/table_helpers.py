@@ -100,6 +100,11 @@ def http_json(method: str, url: str, body=None, timeout: float = 10.0) -> tuple[
         return error.code, json.loads(error.read())
 
 
+def error_fields(code: str) -> set[str]:
+    """The fields of an API error: a stale write's also says how the game moved on."""
+    return {"code", "message", "field"} | ({"changed"} if code == "stale_version" else set())
+
+
 def check_game(game: dict) -> None:
     """What any game state sent to a tablet must satisfy."""
     assert game["totals"] == [sum(sheet.values()) for sheet in game["sheets"]]

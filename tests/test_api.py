@@ -7,7 +7,7 @@ import threading
 from types import SimpleNamespace
 
 import pytest
-from table_helpers import TableClient, built_advisor, http_json, served, shutdown, table_app
+from table_helpers import TableClient, built_advisor, error_fields, http_json, served, shutdown, table_app
 
 from hardware.supervisor import CameraState
 from webui.app import EXTENSION
@@ -35,7 +35,7 @@ def client(make_client):
 def error_of(response, status):
     assert response.status_code == status, response.get_json()
     body = response.get_json()
-    assert set(body["error"]) == {"code", "message", "field"}
+    assert set(body["error"]) == error_fields(body["error"]["code"])
     assert body["error"]["message"]
     return body["error"]
 

@@ -12,6 +12,7 @@ import json
 import logging
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -87,8 +88,9 @@ def _engine() -> Engine:
     return current_app.extensions[EXTENSION]
 
 
-def error_response(status: int, code: str, message: str, field: str | None = None) -> Response:
-    response = jsonify({"error": {"code": code, "message": message, "field": field}})
+def error_response(status: int, code: str, message: str, field: str | None = None,
+                   details: dict[str, Any] | None = None) -> Response:
+    response = jsonify({"error": {"code": code, "message": message, "field": field, **(details or {})}})
     response.status_code = status
     return response
 
@@ -145,7 +147,8 @@ def _install_error_handlers(app: Flask) -> None:
 
 def _refusal_handler(status: int):
     def refused(error: Exception):
-        return error_response(status, getattr(error, "code", "refused"), str(error), getattr(error, "field", None))
+        return error_response(status, getattr(error, "code", "refused"), str(error), getattr(error, "field", None),
+                              getattr(error, "details", None))
     return refused
 
 
@@ -179,14 +182,23 @@ def _state(status: int = 200) -> Response:
     return response
 
 
-def _request() -> tuple[dict[str, Any], Any]:
-    """The request's body and the state version it was made against."""
+@dataclass(frozen=True)
+class ActedOn:
+    """What a write was made against: the state version and, as the page sends it, what its player
+    saw of the game (Table.apply's `seen`)."""
+
+    version: Any
+    seen: Any = None
+
+
+def _request() -> tuple[dict[str, Any], ActedOn]:
+    """The request's body and what it was made against."""
     body = _body()
-    return body, _require(body, "version")
+    return body, ActedOn(_require(body, "version"), body.get("seen"))
 
 
-def _play(version: Any, action: Any, status: int = 200) -> Response:
-    _engine().table.apply(version, action)
+def _play(acted_on: ActedOn, action: Any, status: int = 200) -> Response:
+    _engine().table.apply(acted_on.version, action, acted_on.seen)
     return _state(status)
 
 
@@ -197,54 +209,54 @@ def get_state():
 
 @api.post("/games")
 def new_game():
-    body, version = _request()
-    return _play(version, NewGame(_require(body, "players")), 201)
+    body, acted_on = _request()
+    return _play(acted_on, NewGame(_require(body, "players")), 201)
 
 
 @api.post("/games/resume")
 def resume_game():
-    body, version = _request()
-    return _play(version, Resume(_require(body, "game_id")))
+    body, acted_on = _request()
+    return _play(acted_on, Resume(_require(body, "game_id")))
 
 
 @api.post("/roll")
 def roll():
-    body, version = _request()
-    return _play(version, Throw(_require(body, "dice")))
+    body, acted_on = _request()
+    return _play(acted_on, Throw(_require(body, "dice")))
 
 
 @api.post("/hold")
 def hold():
-    body, version = _request()
-    return _play(version, Hold(_require(body, "positions")))
+    body, acted_on = _request()
+    return _play(acted_on, Hold(_require(body, "positions")))
 
 
 @api.post("/choose")
 def choose_throw():
-    body, version = _request()
-    return _play(version, ChooseThrow(_require(body, "choice")))
+    body, acted_on = _request()
+    return _play(acted_on, ChooseThrow(_require(body, "choice")))
 
 
 @api.post("/correct")
 def correct():
-    body, version = _request()
+    body, acted_on = _request()
     if "dice" in body:
-        return _play(version, Correct(body["dice"]))
+        return _play(acted_on, Correct(body["dice"]))
     if "die" in body:
-        return _play(version, CorrectDie(body["die"], _require(body, "value")))
+        return _play(acted_on, CorrectDie(body["die"], _require(body, "value")))
     raise MissingFieldError("send either 'die' and 'value', or all five 'dice'", "dice")
 
 
 @api.post("/record")
 def record():
-    body, version = _request()
-    return _play(version, Record(_require(body, "category")))
+    body, acted_on = _request()
+    return _play(acted_on, Record(_require(body, "category")))
 
 
 @api.post("/undo")
 def undo():
-    _, version = _request()
-    return _play(version, Undo())
+    _, acted_on = _request()
+    return _play(acted_on, Undo())
 
 
 @api.get("/games")

@@ -10,7 +10,8 @@ from hardware.supervisor import CameraState
 
 from .conftest import TABLET, record_measurement
 
-expect = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright").expect
+playwright = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
+expect = playwright.expect
 
 HELD_TAPS = 100
 HOLD_MS = 180
@@ -82,7 +83,7 @@ def test_no_held_tap_is_lost_while_states_arrive(table, open_page):
             held_tap(cdp, page, box, finger=(tap // len(targets)) % 2 == 0)
             try:
                 page.wait_for_function(f"({OPEN_DIALOG})() === '{dialog}'", timeout=1500)
-            except Exception:
+            except playwright.TimeoutError:
                 lost.append(tap)
                 continue
             page.evaluate("document.querySelector('dialog[open]').close()")

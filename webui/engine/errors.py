@@ -6,10 +6,13 @@ played) and scorer.StateConflictError (not now)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class TableError(Exception):
     code = "refused"
     field: str | None = None
+    details: dict[str, Any] | None = None  # more for the page than words: sent beside the code
 
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
@@ -39,8 +42,15 @@ class NotFoundError(TableError):
 
 
 class StaleVersionError(ConflictError):
+    """The game changed after the player looked: `changed` lists how, each as {what, seen, now}
+    (what: game, turn, player, roll or dice), when the request said what it was made against."""
+
     code = "stale_version"
     field = "version"
+
+    def __init__(self, message: str, changed: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.details = {"changed": changed or []}
 
 
 class NoGameError(ConflictError):

@@ -93,6 +93,20 @@ def problem_notes(problems: Sequence[Any]) -> tuple[dict[str, Any], ...]:
     return tuple(notes)
 
 
+SEEN_FIELDS = ("game", "turn", "player", "roll", "dice")
+"""What a write may say its player saw (game id, turn, current player, roll number, dice). Camera
+status is not among them: it changing under a finger does not change what the tap means."""
+
+
+def what_changed(seen: object, now: dict[str, Any]) -> list[dict[str, Any]]:
+    """How the game `now` differs from what a player `seen`, in SEEN_FIELDS order; fields `seen`
+    leaves out are not compared."""
+    if not isinstance(seen, dict) or not set(seen) <= set(SEEN_FIELDS):
+        raise InvalidFieldError(f"seen must be an object with some of {', '.join(SEEN_FIELDS)}", "seen")
+    return [{"what": name, "seen": seen[name], "now": now[name]}
+            for name in SEEN_FIELDS if name in seen and seen[name] != now[name]]
+
+
 class Table:
     """The state every tablet sees, and the only way to change it: `apply(version, action)` from
     the tablets, the camera_* methods from the table loop."""
@@ -156,12 +170,13 @@ class Table:
 
     # --- writes from the tablets ----------------------------------------------------------------
 
-    def apply(self, version: object, action: TableAction) -> None:
-        """Play `action`, made by someone who saw the state at `version`. The camera's question, if
-        any, is answered by a ChooseThrow, or by holds that say which dice were kept; any other
-        change to the game leaves it unanswered, and it goes."""
+    def apply(self, version: object, action: TableAction, seen: object = None) -> None:
+        """Play `action`, made by someone who saw the state at `version` and, as a tablet says it,
+        `seen`: the game, turn, player, roll and dice on their screen (see SEEN_FIELDS). The
+        camera's question, if any, is answered by a ChooseThrow, or by holds that say which dice
+        were kept; any other change to the game leaves it unanswered, and it goes."""
         with self._lock:
-            self._check_version(version)
+            self._check_version(version, seen)
             question = self._camera.question
             if isinstance(action, ChooseThrow):
                 self._choose_throw(action.choice)
@@ -303,13 +318,21 @@ class Table:
         self._camera = dataclasses.replace(self._camera, updated=now_iso(), **changes)
         self._changed(game=changed_game)
 
-    def _check_version(self, version: object) -> None:
+    def _check_version(self, version: object, seen: object) -> None:
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidFieldError("version must be the state version as a whole number", "version")
-        if not self._game_version <= version <= self._version:
+        changed = [] if seen is None else what_changed(seen, self._seen_now())
+        if not self._game_version <= version <= self._version or changed:
             raise StaleVersionError(
                 f"the table has changed (version {self._version}, request made against {version}); "
-                "reload the state and try again")
+                "reload the state and try again", changed)
+
+    def _seen_now(self) -> dict[str, Any]:
+        game = self.session.game
+        if game is None:
+            return dict.fromkeys(SEEN_FIELDS)
+        return {"game": self.session.game_id, "turn": game.turn, "player": game.current_player,
+                "roll": game.roll_number, "dice": None if game.dice is None else list(game.dice)}
 
     def _changed(self, game: bool = True) -> None:
         self._version += 1

@@ -26,12 +26,13 @@ const page = {
   startPlayers: null,
   pastGames: [],
   historyGame: null,
-  busy: false,
+  writing: Promise.resolve(), // the last write sent, which the next one waits for
   connected: null, // null until the first answer: not yet known to be unreachable
   wasLost: false,
   events: null,
   reconnectDelay: 1000,
   pendingRecord: null,
+  dialogBasis: null, // what the open dialog's player acted on (see actedOn)
   pendingDie: null,
   wantedHolds: null, // holds tapped but not yet confirmed by the table, shown at once
   dismissedQuestion: null, // the camera's question this tablet chose not to answer now
@@ -331,41 +332,60 @@ function askPin(wrong) {
   });
 }
 
-// One write: the version seen goes with it; a stale version refetches, a PIN refusal asks once.
-async function send(path, payload) {
-  if (page.busy) return false;
+// What the player has in front of them now: the state version and the game as shown. A dialog keeps
+// the one of the moment it opened, so its answer is about what it showed; a direct tap sends the
+// current one. The table refuses the write if the game moved on since (camera status alone does not).
+function actedOn() {
+  const game = currentGame();
+  const seen = game
+    ? { game: game.id, turn: game.turn, player: game.current_player, roll: game.roll_number, dice: game.dice }
+    : null;
+  return { version: page.state ? page.state.version : 0, seen };
+}
+
+// One write: what the player acted on goes with it; a refusal because the game moved on says how and
+// shows the latest state, a PIN refusal asks once.
+// Writes go out one after the other: a tap made while the last write's answer is still on its way
+// (its event may have redrawn the screen first) waits for it instead of being dropped.
+function send(path, payload, basis = actedOn()) {
+  const result = page.writing.then(() => sendNow(path, payload, basis));
+  page.writing = result.catch(() => false);
+  return result;
+}
+
+async function sendNow(path, payload, basis) {
   if (page.connected === false) {
     showToast(t("err.network"));
     return false;
   }
-  page.busy = true;
   document.body.classList.add("busy");
   try {
     for (;;) {
       const headers = { "Content-Type": "application/json" };
       if (pin()) headers["X-Table-Pin"] = pin();
-      const version = page.state ? page.state.version : 0;
+      const body = { ...payload, version: basis.version };
+      if (basis.seen) body.seen = basis.seen;
       let reply;
       try {
-        reply = await fetchJson(path, { method: "POST", headers, body: JSON.stringify({ ...payload, version }) });
+        reply = await fetchJson(path, { method: "POST", headers, body: JSON.stringify(body) });
       } catch (error) {
         showToast(t("err.network"));
         return false;
       }
-      const { response, body } = reply;
+      const { response, body: answer } = reply;
       if (response.ok) {
-        applyState(body);
+        applyState(answer);
         return true;
       }
-      const error = (body && body.error) || {};
+      const error = (answer && answer.error) || {};
       if (response.status === 403 && (error.code === "pin_required" || error.code === "pin_wrong")) {
         if (error.code === "pin_wrong") sessionStorage.removeItem("yacht.pin");
         if (await askPin(error.code === "pin_wrong")) continue;
         return false;
       }
       if (error.code === "stale_version") {
-        showToast(t("stale"));
         await refreshState().catch(() => showToast(t("err.network")));
+        showToast(staleText(error.changed || []));
         return false;
       }
       const known = "err." + error.code;
@@ -374,9 +394,24 @@ async function send(path, payload) {
       return false;
     }
   } finally {
-    page.busy = false;
     document.body.classList.remove("busy");
   }
+}
+
+// How the game moved on between what the player saw and the table's answer, in a sentence.
+function staleText(changed) {
+  const now = Object.fromEntries(changed.map((change) => [change.what, change]));
+  const game = currentGame();
+  const parts = [];
+  if (now.game) parts.push(t("changed.game"));
+  else if (now.player || now.turn) {
+    if (game && game.current_player_name) parts.push(t("changed.player", { name: game.current_player_name }));
+    else parts.push(t("err.game_over"));
+  } else {
+    if (now.roll) parts.push(now.roll.now === 0 ? t("changed.roll_undone") : t("changed.roll", { n: now.roll.now }));
+    if (now.dice && now.dice.now) parts.push(t("changed.dice", { dice: now.dice.now.join(" ") }));
+  }
+  return parts.length ? t("stale_changed", { changes: parts.join("; ") }) : t("stale");
 }
 
 function setConnected(connected) {
@@ -986,6 +1021,7 @@ function openConfirm(category) {
   if (!game || !game.dice || !(category in game.open_scores)) return;
   const points = game.open_scores[category];
   page.pendingRecord = category;
+  page.dialogBasis = actedOn();
   $("confirm-text").textContent = t("confirm_text", { category: categoryName(category), points, name: game.current_player_name });
   $("confirm-scratch").hidden = points !== 0;
   $("dialog-confirm").showModal();
@@ -994,11 +1030,12 @@ function openConfirm(category) {
 async function confirmRecord() {
   const category = page.pendingRecord;
   $("dialog-confirm").close();
-  if (category) await send("/api/record", { category });
+  if (category) await send("/api/record", { category }, page.dialogBasis);
 }
 
 function openDiePicker(index) {
   page.pendingDie = index;
+  page.dialogBasis = actedOn();
   $("die-title").textContent = t("correct_title", { n: index + 1 });
   const current = currentGame().dice[index];
   $("die-choices").replaceChildren(
@@ -1015,8 +1052,8 @@ function openDiePicker(index) {
 async function correctDie(value) {
   const index = page.pendingDie;
   $("dialog-die").close();
-  const game = currentGame();
-  if (game && game.dice && game.dice[index] !== value) await send("/api/correct", { die: index, value });
+  const shown = page.dialogBasis.seen && page.dialogBasis.seen.dice;
+  if (shown && shown[index] !== value) await send("/api/correct", { die: index, value }, page.dialogBasis);
 }
 
 // Entering a roll: one tap opens the keypad, one tap per die fills the next empty place, and the
@@ -1032,6 +1069,7 @@ function openManual() {
   if (start && held.length) start = start.filter((value) => value !== null).length === count ? start.slice(0, count) : null;
   page.manualDice = start || Array(count).fill(null);
   page.manualSavesItself = !start;
+  page.dialogBasis = actedOn();
   const note = $("manual-held");
   note.hidden = held.length === 0;
   note.textContent = held.length ? t("manual_thrown", { held: held.map((position) => game.dice[position]).join(" ") }) : "";
@@ -1086,7 +1124,7 @@ function clearManual(index) {
 async function saveManual() {
   if (page.manualDice.includes(null)) return;
   $("dialog-manual").close();
-  await send("/api/roll", { dice: page.manualDice });
+  await send("/api/roll", { dice: page.manualDice }, page.dialogBasis);
 }
 
 function openCamera() {
