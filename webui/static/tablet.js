@@ -27,6 +27,9 @@ const page = {
   pastGames: [],
   historyGame: null,
   writing: Promise.resolve(), // the last write sent, which the next one waits for
+  wakeLock: null, // the screen wake lock held during a game
+  wakeWanted: false,
+  wakeChanging: false,
   connected: null, // null until the first answer: not yet known to be unreachable
   wasLost: false,
   events: null,
@@ -494,6 +497,7 @@ function render() {
   const screen = screenToShow();
   for (const name of ["loading", "start", "game", "over", "history"]) $("screen-" + name).hidden = name !== screen;
   document.body.dataset.screen = screen;
+  keepAwake(screen === "game");
   renderTopbar(screen);
   if ($("dialog-camera").open) {
     renderCameraDialog();
@@ -1284,6 +1288,36 @@ function navigate(path) {
   window.scrollTo(0, 0);
 }
 
+// --- the screen stays on during a game ----------------------------------------------------------
+
+// A tablet lying on the table between turns must not go dark mid-game: a screen wake lock is held
+// while a game is on screen and the page is visible, and let go when the game ends or the page is
+// hidden (the browser drops it then anyway; it is taken again on return).
+async function keepAwake(wanted) {
+  page.wakeWanted = wanted;
+  if (!navigator.wakeLock || page.wakeChanging) return;
+  page.wakeChanging = true;
+  try {
+    for (;;) {
+      const want = page.wakeWanted && document.visibilityState === "visible";
+      if (want === (page.wakeLock !== null)) break;
+      if (want) {
+        const lock = await navigator.wakeLock.request("screen");
+        lock.addEventListener("release", () => page.wakeLock === lock && (page.wakeLock = null));
+        page.wakeLock = lock;
+      } else {
+        const lock = page.wakeLock;
+        page.wakeLock = null;
+        await lock.release();
+      }
+    }
+  } catch (error) {
+    console.warn("the screen may dim: no wake lock", error); // refused (battery saver, policy)
+  } finally {
+    page.wakeChanging = false;
+  }
+}
+
 // --- a Yacht is celebrated ------------------------------------------------------------------------
 
 // Only a Yacht the player can still score: with the Yacht row filled, five alike is just dice.
@@ -1365,7 +1399,10 @@ function wire() {
     render();
   });
   window.addEventListener("online", watchdog);
-  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && watchdog());
+  document.addEventListener("visibilitychange", () => {
+    keepAwake(page.wakeWanted);
+    if (document.visibilityState === "visible") watchdog();
+  });
   setInterval(watchdog, WATCHDOG_MS);
 }
 
