@@ -30,7 +30,7 @@ class Roll:
 @dataclass(frozen=True)
 class Hold:
     """The dice at these positions of the current roll are kept for the next throw (the whole set:
-    a position left out is no longer held)."""
+    a position left out is no longer held). The roll that throw makes clears the holds."""
 
     positions: Sequence[int]
 

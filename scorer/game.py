@@ -459,9 +459,11 @@ class Game:
         if isinstance(action, Roll):
             self._rolls += 1
             self._dice = tuple(action.dice)
-            # held dice stay held until the player lets them go: they are still set aside
-            self._held = tuple(action.held)
-            self._throws += (Throw(self._dice, self._held),)
+            # Holds are for one throw. Carried over, they would make the next throw of as many dice
+            # silently keep the same ones, when the player may have swapped them (the seeds' Ana
+            # keeps the 2s, then the 4s): the roll records them, and the next throw asks afresh.
+            self._held = ()
+            self._throws += (Throw(self._dice, tuple(action.held)),)
         elif isinstance(action, Hold):
             self._held = tuple(action.positions)
         elif isinstance(action, Correct):

@@ -267,7 +267,9 @@ def test_the_seeds_turn_played_with_holds_and_thrown_dice_only():
     game.hold([2, 1])
     assert game.held == (1, 2) and game.view()["held"] == [1, 2]
     game.apply(game.roll_of_throw([4, 4, 6]))
-    assert game.dice == (4, 2, 2, 4, 6) and game.held == (1, 2), "held dice stay held until let go"
+    assert game.dice == (4, 2, 2, 4, 6) and game.held == (), "holds are for one throw"
+    with pytest.raises(ThrowMismatchError, match="0 dice held, so 5 must be thrown; got 3"):
+        game.roll_of_throw([1, 4, 4])  # the 2s held before say nothing of this throw
     game.hold([0, 3])
     game.apply(game.roll_of_throw([1, 4, 4]))
     assert game.dice == (4, 1, 4, 4, 4) and game.roll_number == 3
@@ -326,8 +328,9 @@ def test_a_roll_record_must_keep_its_held_dice_and_throw_at_least_one():
         game.roll([6, 2, 3, 4, 5], held=[0])
     with pytest.raises(InvalidHoldError, match="at least one die"):
         game.roll([1, 2, 3, 4, 5], held=[0, 1, 2, 3, 4])
+    game.hold([4])
     game.roll([1, 2, 6, 6, 6], held=[1, 0])
-    assert game.held == (0, 1)
+    assert game.held == () and game.actions[-1] == Roll((1, 2, 6, 6, 6), "manual", (0, 1))
 
 
 def test_undo_takes_back_a_hold_and_a_roll_restores_the_holds_before_it():
@@ -338,6 +341,7 @@ def test_undo_takes_back_a_hold_and_a_roll_restores_the_holds_before_it():
     game.undo()
     assert game.held == (4,)
     game.apply(game.roll_of_throw([6, 6, 6, 6]))
+    assert game.held == ()
     game.undo()
     assert game.held == (4,) and game.dice == (1, 2, 3, 4, 5) and game.roll_number == 1
 
@@ -364,7 +368,7 @@ def test_any_turns_of_holds_and_throws_keep_the_held_dice_and_replay_exactly(ste
         before = game.dice
         game.hold(sorted(held))
         game.apply(game.roll_of_throw(values[:5 - len(held)]))
-        assert all(game.dice[p] == before[p] for p in held) and game.held == tuple(sorted(held))
+        assert all(game.dice[p] == before[p] for p in held) and game.actions[-1].held == tuple(sorted(held))
         assert [game.dice[p] for p in range(5) if p not in held] == values[:5 - len(held)]
     again = Game.from_json(game.to_json())
     assert again == game and again.view() == game.view()

@@ -46,7 +46,8 @@ def test_camera_throws_mixed_with_taps_keep_the_game_and_its_journal_in_step(eve
                 try:
                     if event[0] == "camera":
                         counted = table.camera_reading(camera_reading(event[1], event[2]))
-                        assert not counted or (event[2] == "ok" and len(event[1]) == 5)
+                        # fewer than five count when the dice kept aside are certain (all alike)
+                        assert not counted or (event[2] == "ok" and 1 <= len(event[1]) <= 5)
                     elif event[0] == "status":
                         table.camera_changed(CameraState(event[1]), "because")
                     elif event[0] == "roll":

@@ -58,13 +58,15 @@ def test_hold_three_throw_two_and_the_roll_has_the_held_three(table, open_page):
     expect(page.locator("#roll-line")).to_have_text("Roll 2 of 3")
     expect(page.locator('#dice [data-die="3"]')).to_have_attribute("aria-label", re.compile("^Die 4: 2"))
     assert shown_dice(page) == [2, 6, 2, 2, 2]
-    assert held_positions(page) == [0, 2, 4]  # still held: they are still set aside
+    assert held_positions(page) == []  # holds are for one throw: the next is the player's to say
     roll = table.state()["game"]
     assert roll["dice"] == [2, 6, 2, 2, 2] and roll["dice_source"] == "camera"
     assert roll["dice_confidence"] == [None, 0.97, None, 0.97, None]
+    assert roll["history"] == [] and table.engine.table.session.game.actions[-1].held == (0, 2, 4)
 
+    page.locator('#dice [data-die="1"]').tap()
     phone = open_page(table.url, viewport=PHONE)
-    expect(phone.locator("#dice .die.held")).to_have_count(3)
+    expect(phone.locator("#dice .die.held")).to_have_count(1)
     screenshot(phone, "phone-holds")
 
 
@@ -88,6 +90,8 @@ def test_quick_taps_on_several_dice_are_all_held(table, open_page):
     table.post("/api/games", {"players": ["Ana"]})
     table.post("/api/roll", {"dice": [1, 2, 3, 4, 5]})
     page = open_page(table.url)
+    expect(page.locator('#dice [data-die="4"]')).to_have_attribute("aria-label", re.compile("^Die 5: 5"))
+    # four taps before the table has answered the first
     page.evaluate("[0, 1, 3, 4].forEach(i => document.querySelector(`#dice [data-die='${i}']`).click())")
     expect(page.locator("#dice .die.held")).to_have_count(4)
     page.wait_for_function("page.state.game.held.length === 4 && !page.holding")
@@ -135,8 +139,8 @@ def test_the_camera_asks_which_dice_were_kept_advisors_keep_first(table, open_pa
     expect(page.locator("#roll-line")).to_have_text("Roll 2 of 3")
     expect(dialog).to_be_hidden()
     expect(other.locator("#dialog-kept")).to_be_hidden()
-    game = table.state()["game"]
-    assert sorted(game["dice"][p] for p in game["held"]) == sorted(advised)
+    game, roll = table.state()["game"], table.engine.table.session.game.actions[-1]
+    assert sorted(game["dice"][p] for p in roll.held) == sorted(advised)
 
 
 def test_not_now_leaves_the_question_and_a_hold_that_fits_answers_it(table, open_page):
