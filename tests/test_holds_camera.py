@@ -193,8 +193,9 @@ def test_any_turn_in_either_style_makes_the_roll_the_player_made(first, throws, 
                 question = state(table)["camera"]["question"]
                 if question is not None:
                     assert style == "ask"
+                    kept_values = Counter(dice[p] for p in kept)
                     (answer,) = [i for i, choice in enumerate(question["choices"])
-                                 if Counter(choice["dice"][p] for p in choice["held"]) == Counter(dice[p] for p in kept)]
+                                 if Counter(choice["dice"][p] for p in choice["held"]) == kept_values]
                     table.apply(table.version, ChooseThrow(answer))
                 game = state(table)["game"]
                 roll = table.session.game.actions[-1]
