@@ -186,3 +186,18 @@ def test_relabelling_a_folder_rewrites_its_labels_from_the_seeds(tmp_path):
     assert (tmp_path / "labels" / "render_000004.txt").read_text().count("\n") == len(yolo_lines(
         json.loads(before["render_000004.json"])))
     assert len(load_folder(tmp_path)) == 2
+
+
+def test_the_contact_sheet_draws_each_picture_with_its_dice_beside_it(tmp_path):
+    from tools.render.contact import CROP, TILE, sheet
+
+    prepare_folder(tmp_path)
+    for seed in (1, 2, 3):
+        label = truth(plan_scene(seed), f"render_{seed:06d}.jpg")
+        cv2.imwrite(str(tmp_path / "images" / label["image"]), np.full((480, 640, 3), 90, np.uint8))
+        write_labels(tmp_path, label)
+    picture = sheet(tmp_path, first=0, count=3)
+    assert picture.shape == (2 * TILE[1], 2 * (TILE[0] + 2 * CROP), 3)
+    assert (picture[:TILE[1], :TILE[0]] != 90).any()  # the labels are drawn on the picture
+    with pytest.raises(ValueError, match="no truth files"):
+        sheet(tmp_path, first=5, count=3)
