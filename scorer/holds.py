@@ -166,6 +166,22 @@ class Placed(Protocol):
     @property
     def size(self) -> float: ...
 
+    @property
+    def angle(self) -> float: ...
+
+
+# A die seen with another face where one lay is asked about only when it lies exactly as that one
+# did: this close, and turned alike (a square's angle repeats every 90 degrees). A thrown die that
+# merely comes to rest on a vacated spot lies off by more, at any angle, and is just thrown.
+SAME_SPOT = 0.25  # of the die's size, across and down
+SAME_TURN_DEGREES = 10.0
+
+
+def lies_exactly_as(before: Placed, after: Placed) -> bool:
+    turned = abs(before.angle - after.angle) % 90.0
+    return (abs(before.x - after.x) < after.size * SAME_SPOT and abs(before.y - after.y) < after.size * SAME_SPOT
+            and min(turned, 90.0 - turned) < SAME_TURN_DEGREES)
+
 
 def same_place(before: Placed, after: Placed) -> bool:
     """`after` lies where `before` lay: off by less than half its size across and down (a die
@@ -236,12 +252,15 @@ def tray_throw(previous: Sequence[int], places: Mapping[int, Placed], seen: Sequ
     matched = match_places([places[p] for p in positions], seen)
     unmoved, bumped = [], {}
     lying: dict[int, int] = {}
-    for j, i in matched.items():
-        lying[positions[i]] = j
+    for j, i in list(matched.items()):
         if values[j] == previous[positions[i]]:
             unmoved.append(positions[i])
-        else:
+        elif lies_exactly_as(places[positions[i]], seen[j]):
             bumped[positions[i]] = values[j]
+        else:
+            del matched[j]  # a thrown die that came to rest near where another lay
+            continue
+        lying[positions[i]] = j
     fresh = iter(j for j in range(DICE_PER_ROLL) if j not in matched)
     thrown_at = {p: next(fresh) for p in POSITIONS if p not in lying}
     thrown = tuple(values[j] for _, j in sorted(thrown_at.items()))

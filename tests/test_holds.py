@@ -44,6 +44,7 @@ class Seen:
     x: float
     y: float
     size: float = 40.0
+    angle: float = 0.0
 
 
 # --- holds and composing a roll --------------------------------------------------------------------
@@ -200,6 +201,18 @@ def test_a_kept_die_showing_another_face_is_offered_both_ways_put_back_first():
     assert put_back == KeptChoice((0, 1, 2), (5, 5, 5, 6, 6))
     assert as_they_lie == KeptChoice((0, 1), (5, 5, 3, 6, 6))
     assert put_back.lying == as_they_lie.lying == (0, 1, 2, 3, 4)
+
+
+def test_a_die_with_another_face_near_a_spot_but_not_lying_as_that_die_did_was_thrown():
+    previous = (5, 5, 5, 2, 1)
+    places = dict(enumerate(placed(previous, [0, 1, 2, 3, 4])))
+    x, y = CELLS[2]
+    for lying in (Seen(3, x + 15, y), Seen(3, x, y - 11), Seen(3, x, y, angle=30.0)):
+        throw = tray_throw(previous, places, [*placed([5, 5], [0, 1]), lying, *placed([6, 6], [10, 11])])
+        assert throw.unmoved == (0, 1) and throw.bumped == {} and sorted(throw.thrown) == [3, 6, 6]
+    turned_a_quarter = Seen(3, x + 2, y, angle=87.0)
+    throw = tray_throw(previous, places, [*placed([5, 5], [0, 1]), turned_a_quarter, *placed([6, 6], [10, 11])])
+    assert throw.bumped == {2: 3}
 
 
 def test_dice_with_no_place_count_as_thrown():
