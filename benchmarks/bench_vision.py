@@ -10,9 +10,10 @@ rate (status ok but wrong), median and p95 milliseconds per image (wall and CPU)
 Where the manifest expects "unsure" for some pictures (a hand over the dice, motion blur, a cocked die:
 their values cannot all be read), those are counted apart: the exact-read rate of the pictures expected
 "ok", and how many of the others the reader called unsure.
-Then the reader's median on 1280x960 frames (the folder's images scaled to that size) beside the median
-of a plain cv2.cvtColor + GaussianBlur(5x5) of a 1280x960 frame measured in the same run, and the ratio:
-the machine is shared and noisy, the ratio travels. --failures DIR writes annotated wrong readings.
+Then the reader's median and p95 on 1280x960 frames (the folder's images scaled to that size) as ratios
+to a plain cv2.cvtColor + GaussianBlur(5x5) of the same frame, timed alternately in the same run (wall
+and CPU time): the machine is shared and noisy, the ratio travels, and the CPU time is what a
+single-threaded reader costs whoever else is running. --failures DIR writes annotated wrong readings.
 The few published labels known to be wrong (vision/labelled.py, KNOWN_LABEL_ERRORS) are scored as set
 right, and the count is printed; --as-labelled scores the labels as published.
 --zoom Z reads each picture's dice Z times larger: a 960x720 view round the middle of its dice,
@@ -51,15 +52,6 @@ def timed(action: Callable[[], Reading]) -> tuple[Reading, float, float]:
 
 def percentile(values: list[float], fraction: float) -> float:
     return float(np.percentile(values, fraction * 100.0)) if values else float("nan")
-
-
-def reference_ms(frame: np.ndarray, runs: int) -> tuple[float, float]:
-    """Median wall and CPU ms of a plain grey conversion and 5x5 blur of the frame."""
-    def plain():
-        cv2.GaussianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-
-    times = [timed(plain)[1:] for _ in range(runs)]
-    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
 
 
 def zoomed(image: np.ndarray, label: LabelledImage, zoom: float) -> tuple[np.ndarray, LabelledImage]:
@@ -173,18 +165,31 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
     print(f"  ms per image     median {statistics.median(walls):6.1f}  p95 {percentile(walls, 0.95):6.1f}"
           f"   cpu median {statistics.median(cpus):6.1f}  p95 {percentile(cpus, 0.95):6.1f}")
     if frames:
-        frame_walls, frame_cpus = [], []
-        for _ in range(3):
-            for frame in frames:
-                _, wall, cpu = timed(lambda: read_dice(frame, use_classifier=use_classifier))
-                frame_walls.append(wall)
-                frame_cpus.append(cpu)
-        # CPU time too: on a shared machine the wall clock counts other people's work.
-        reference_wall, reference_cpu = reference_ms(frames[0], 25 * len(frames))
-        reader_wall, reader_cpu = statistics.median(frame_walls), statistics.median(frame_cpus)
-        print(f"  1280x960 frames  reader median {reader_wall:6.1f} ms wall, {reader_cpu:.1f} ms cpu;"
-              f"  cvtColor+GaussianBlur {reference_wall:.2f} ms wall, {reference_cpu:.2f} ms cpu;"
-              f"  ratio {reader_wall / reference_wall:.1f}x wall, {reader_cpu / max(reference_cpu, 1e-3):.1f}x cpu")
+        print(frame_timing(frames, use_classifier))
+
+
+def frame_timing(frames: list[np.ndarray], use_classifier: bool, rounds: int = 3) -> str:
+    """The reader's median and p95 on 1280x960 frames as ratios to a plain cvtColor + GaussianBlur of
+    the same frame, the two timed one after the other so both meet the same load on a shared machine.
+    CPU time: the wall clock counts other people's work."""
+    reader_wall, reader_cpu, plain_wall, plain_cpu = [], [], [], []
+    for _ in range(rounds):
+        for frame in frames:
+            for _ in range(5):
+                _, wall, cpu = timed(lambda: cv2.GaussianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (5, 5), 0))
+                plain_wall.append(wall)
+                plain_cpu.append(cpu)
+            _, wall, cpu = timed(lambda: read_dice(frame, use_classifier=use_classifier))
+            reader_wall.append(wall)
+            reader_cpu.append(cpu)
+    reference_wall, reference_cpu = statistics.median(plain_wall), max(statistics.median(plain_cpu), 1e-3)
+    return (f"  1280x960 frames  reader median {statistics.median(reader_wall):6.1f} ms wall "
+            f"({statistics.median(reader_cpu):.1f} cpu), p95 {percentile(reader_wall, 0.95):.1f} "
+            f"({percentile(reader_cpu, 0.95):.1f} cpu);  cvtColor+GaussianBlur {reference_wall:.2f} ms wall "
+            f"({reference_cpu:.2f} cpu)\n"
+            f"  ratio to it      median {statistics.median(reader_wall) / reference_wall:.1f}x wall, "
+            f"{statistics.median(reader_cpu) / reference_cpu:.1f}x cpu;  p95 "
+            f"{percentile(reader_wall, 0.95) / reference_wall:.1f}x wall, {percentile(reader_cpu, 0.95) / reference_cpu:.1f}x cpu")
 
 
 def main(argv: list[str] | None = None) -> int:

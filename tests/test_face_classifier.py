@@ -398,3 +398,28 @@ def test_learning_from_a_teacher_blends_its_softened_answers_with_the_labels():
     # Between, the two are blended.
     mixed = tool.per_die_loss(student, labels, teacher, share=0.25)
     assert torch.allclose(mixed, 0.75 * on_labels + 0.25 * tool.per_die_loss(student, labels, teacher, share=1.0))
+
+
+@pytest.mark.parametrize("which", ["classifier", "detector"])
+def test_training_starts_from_the_shipped_networks_as_they_were_exported(which):
+    """The shipped networks are kept as ONNX only; training on from them must start where they are."""
+    torch = pytest.importorskip("torch", reason="torch is in the train extra: pip install -e '.[train]'")
+    pytest.importorskip("onnx", reason="onnx is in the train extra: pip install -e '.[train]'")
+    tool = _training_tool()  # puts tools/ and the repository on the path, as running the tools does
+    from tools.onnx_start import weights_from_onnx
+    from vision.die_detector import MODEL_PATH as DETECTOR_PATH, DieDetector
+
+    if which == "classifier":
+        net, path, shape = tool.build_network(24, deep=True), MODEL_PATH, (3, 3, CROP_SIZE, CROP_SIZE)
+        shipped = FaceClassifier().logits
+    else:
+        from train_die_detector import build_network as build_detector
+
+        net, path, shape = build_detector(), DETECTOR_PATH, (1, 3, 120, 160)
+        shipped = lambda blob: DieDetector().raw_output(blob)[None]  # noqa: E731
+    weights_from_onnx(net, path)
+    net.eval()
+    blob = np.random.default_rng(5).normal(size=shape).astype(np.float32)
+    with torch.no_grad():
+        ours = net(torch.from_numpy(blob)).numpy()
+    assert np.abs(ours - shipped(blob)).max() < 1e-3

@@ -5,8 +5,9 @@
     .venv/bin/python tools/train_die_detector.py train --generated /tmp/synth-detector
     .venv/bin/python tools/train_die_detector.py evaluate samples        # any labelled folder
 
-Training reads only the TRAIN split of ../shared/datasets/byler-d6 (every 10th image held out to watch
-progress) and generated pictures; never samples/ (seeds 0 on) and never the TEST split. Each example is
+Training reads the photo sets given with --photos (by default only the TRAIN split of
+../shared/datasets/byler-d6; every 10th photo held out to watch progress) and generated pictures; never
+samples/ (seeds 0 on) and never a TEST split unless named. Each example is
 a square patch of a picture scaled so its dice are 9 to 52 px across (the network's whole working range,
 whatever the source's die size), turned by a multiple of 90 degrees or mirrored, and jittered in hue,
 channel order, brightness, contrast, light gradient, blur, noise and JPEG.
@@ -39,6 +40,7 @@ from vision.die_detector import (  # noqa: E402
     DieDetector,
     normalise,
 )
+from tools.onnx_start import freeze_norms, weights_from_onnx  # noqa: E402
 from vision.labelled import load_folder  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
@@ -270,7 +272,10 @@ def train(args) -> None:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
-    photos = load_pictures(DATASET, "train")
+    photos = []
+    for spec in args.photos:
+        folder, _, split = spec.partition(":")
+        photos += load_pictures(Path(folder), split or None)
     training = [p for i, p in enumerate(photos) if i % 10 != 9]
     held_out = [p for i, p in enumerate(photos) if i % 10 == 9]
     for folder in args.generated:
@@ -280,12 +285,16 @@ def train(args) -> None:
     net = build_network()
     if args.resume:
         resume(net, torch.load(args.resume))
+    elif args.from_onnx:
+        weights_from_onnx(net, args.from_onnx)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.learning_rate, total_steps=args.steps)
     started = time.perf_counter()
     totals = np.zeros(3)
     for step in range(args.steps):
         net.train()
+        if args.from_onnx:
+            freeze_norms(net)
         images, heat, size, weight, covered = (torch.from_numpy(a) for a in batch(training, args.batch, rng))
         parts = losses(net(images), heat, size, weight, covered)
         loss = parts[0] + parts[1] + parts[2]
@@ -381,6 +390,10 @@ def main(argv=None) -> None:
     train_parser.add_argument("--seed", type=int, default=1)
     train_parser.add_argument("--report-every", type=int, default=100)
     train_parser.add_argument("--resume", type=Path)
+    train_parser.add_argument("--from-onnx", type=Path, help="start from an exported network (the shipped one)")
+    train_parser.add_argument("--photos", action="append", metavar="FOLDER[:SPLIT]",
+                              help="a labelled photo folder, or one split of it (repeat for several; default: "
+                                   "the byler-d6 train split)")
     train_parser.add_argument("--save-weights", type=Path)
     train_parser.add_argument("--out", type=Path, default=MODEL_PATH)
     train_parser.set_defaults(run=train)
@@ -390,6 +403,8 @@ def main(argv=None) -> None:
     evaluate_parser.add_argument("--model", type=Path, default=MODEL_PATH)
     evaluate_parser.set_defaults(run=evaluate)
     args = parser.parse_args(argv)
+    if args.command == "train" and not args.photos:
+        args.photos = [f"{DATASET}:train"]
     args.run(args)
 
 

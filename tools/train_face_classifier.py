@@ -4,7 +4,8 @@
     .venv/bin/python tools/train_face_classifier.py train       # writes vision/models/face_classifier.onnx
     .venv/bin/python tools/train_face_classifier.py evaluate    # byler-d6 TEST split, cv2.dnn only
 
-Training reads only the TRAIN split of ../shared/datasets/byler-d6 (the author's split.csv). Every
+Training reads the photo sets given with --photos (by default only the TRAIN split of
+../shared/datasets/byler-d6, the author's split.csv) and generated pictures (--generated). Every
 training crop is cut with the same vision.face_classifier.face_crops the table uses (turned to the face's
 own edges), from a box made around a labelled die at a random angle (0-360 deg), size (the labels are
 upright boxes, a reader's box may be tighter or looser) and offset, then jittered in colour, contrast,
@@ -40,6 +41,7 @@ from vision.face_classifier import (  # noqa: E402
     crops_to_blob,
     face_crops,
 )
+from tools.onnx_start import freeze_norms, weights_from_onnx  # noqa: E402
 from vision.labelled import load_folder  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
@@ -69,10 +71,21 @@ class LabelledSet:
         return [die for die in self.dice if die.image == image]
 
 
-def load_split(dataset: Path, split: str) -> LabelledSet:
+def photo_sets(specs: list[str]) -> LabelledSet:
+    """The photos of every `FOLDER[:SPLIT]` given (a whole folder without a split), merged."""
+    data = LabelledSet([], [], [])
+    for spec in specs:
+        folder, _, split = spec.partition(":")
+        photos = load_split(Path(folder), split or None)
+        print(f"photos: {len(photos.names)} ({len(photos.dice)} dice) from {folder}{f' ({split} split)' if split else ''}")
+        data = merged(data, photos)
+    return data
+
+
+def load_split(dataset: Path, split: str | None) -> LabelledSet:
     """The photos of one split with their dice, known label errors set right (vision.labelled)."""
-    if not (dataset / "split.csv").is_file():
-        raise SystemExit(f"no labelled photos at {dataset} (split.csv missing)")
+    if not (dataset / "manifest.csv").is_file() or (split and not (dataset / "split.csv").is_file()):
+        raise SystemExit(f"no labelled photos at {dataset} (manifest.csv or split.csv missing)")
     names: list[str] = []
     images: list[np.ndarray] = []
     dice: list[LabelledDie] = []
@@ -454,7 +467,7 @@ def train(args) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    data = load_split(args.dataset, "train")
+    data = photo_sets(args.photos)
     holdout_names = set(data.names[:: args.holdout_every]) if args.holdout_every else set()
     keep = [i for i, name in enumerate(data.names) if name not in holdout_names]
     held = [i for i, name in enumerate(data.names) if name in holdout_names]
@@ -484,6 +497,9 @@ def train(args) -> None:
     if args.resume:
         net.load_state_dict(torch.load(args.resume))
         print(f"starting from the weights in {args.resume}")
+    elif args.from_onnx:
+        weights_from_onnx(net, args.from_onnx)
+        print(f"starting from the exported network {args.from_onnx} (its BatchNorm folded into the convolutions)")
     elif args.slim_from:
         slim_into(net, torch.load(args.slim_from))
         print(f"starting from the strongest channels of the wider network in {args.slim_from}")
@@ -512,6 +528,8 @@ def train(args) -> None:
         blob, targets = torch.from_numpy(crops_to_blob(crops)), torch.from_numpy(labels)
         order = torch.randperm(len(blob))
         net.train()
+        if args.from_onnx:
+            freeze_norms(net)
         total = 0.0
         for step in range(args.samples_per_epoch // args.batch):
             chosen = order[step * args.batch : (step + 1) * args.batch]
@@ -660,8 +678,10 @@ def evaluate(args) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    train_parser = commands.add_parser("train", help="train on the byler-d6 TRAIN split, export ONNX")
-    train_parser.add_argument("--dataset", type=Path, default=DATASET)
+    train_parser = commands.add_parser("train", help="train on labelled photos and generated pictures, export ONNX")
+    train_parser.add_argument("--photos", action="append", metavar="FOLDER[:SPLIT]",
+                              help="a labelled photo folder, or one split of it (repeat for several; default: "
+                                   "the byler-d6 train split)")
     train_parser.add_argument("--out", type=Path, default=MODEL_PATH)
     train_parser.add_argument("--generated", type=Path, action="append", default=[],
                               help="also train on a folder from `python -m vision.synth --out FOLDER`")
@@ -691,6 +711,7 @@ def main(argv=None) -> None:
                               help="how much more often a photographed die is drawn than a generated one")
     train_parser.add_argument("--save-weights", type=Path, help="also keep the torch weights here")
     train_parser.add_argument("--resume", type=Path, help="start from torch weights saved by --save-weights")
+    train_parser.add_argument("--from-onnx", type=Path, help="start from an exported network (the shipped one)")
     train_parser.add_argument("--threads", type=int, default=1)
     train_parser.add_argument("--seed", type=int, default=2026)
     train_parser.set_defaults(run=train)
@@ -701,6 +722,8 @@ def main(argv=None) -> None:
                                  help="write the misread crops as a PNG contact sheet here")
     evaluate_parser.set_defaults(run=evaluate)
     args = parser.parse_args(argv)
+    if args.command == "train" and not args.photos:
+        args.photos = [f"{DATASET}:train"]
     args.run(args)
 
 
