@@ -14,15 +14,20 @@ BYLER = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / 
 
 
 @pytest.fixture(scope="module")
-def test_split_scores():
+def test_split_readings():
     if not (BYLER / "manifest.csv").is_file():
         pytest.skip(f"the shared photo set is not here: {BYLER}")
-    scores = []
+    readings = []
     for label in load_folder(BYLER, split="test"):
         image = cv2.imread(str(label.path))
         assert image is not None, f"{label.path} does not decode"
-        scores.append(score(vision.read_dice(image), label, image.shape[1], image.shape[0]))
-    return scores
+        readings.append((label, image, vision.read_dice(image)))
+    return readings
+
+
+@pytest.fixture(scope="module")
+def test_split_scores(test_split_readings):
+    return [score(reading, label, image.shape[1], image.shape[0]) for label, image, reading in test_split_readings]
 
 
 def test_the_whole_test_split_is_read(test_split_scores):
@@ -60,3 +65,34 @@ def test_a_speck_of_dust_on_the_tray_is_no_die_showing_one(photo, speck):
     reading = vision.read_dice(cv2.imread(str(BYLER / "images" / photo)))
     near = [die for die in reading.dice if abs(die.x - speck[0]) < 15 and abs(die.y - speck[1]) < 15]
     assert [die.value for die in near if die.value is not None] == []
+
+
+SKOVY = BYLER.parent / "skovy-d6"
+
+
+def test_no_alarm_on_a_webcam_desk_but_on_its_dice():
+    """skovy-d6: two dice on a wooden desk, a cable and a laptop in view, no hand. The wood grain and
+    the cable once raised "something that is no die (a hand?)" in every frame; a problem may now only
+    be about a labelled die."""
+    if not (SKOVY / "manifest.csv").is_file():
+        pytest.skip(f"the shared photo set is not here: {SKOVY}")
+    astray = []
+    for label in load_folder(SKOVY):
+        image = cv2.imread(str(label.path))
+        boxes = label.boxes_in_pixels(image.shape[1], image.shape[0])
+        for problem in vision.read_dice(image).problems:
+            x, y = problem.where
+            if not any(abs(x - box.x) <= box.width / 2 and abs(y - box.y) <= box.height / 2 for box in boxes):
+                astray.append((label.path.name, problem))
+    assert astray == []
+
+
+def test_a_die_showing_one_raises_no_alarm(test_split_readings):
+    """A one's lone pip, large on some dice, is a die's face: no problem in the byler-d6 test split lies
+    on a die labelled one."""
+    on_ones = [(label.path.name, problem) for label, image, reading in test_split_readings
+               for problem in reading.problems
+               for box in label.boxes_in_pixels(image.shape[1], image.shape[0]) or ()
+               if box.value == 1 and problem.where is not None
+               and abs(problem.where[0] - box.x) <= box.width / 2 and abs(problem.where[1] - box.y) <= box.height / 2]
+    assert on_ones == []
