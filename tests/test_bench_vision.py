@@ -55,3 +55,21 @@ def test_a_condition_changes_the_picture_the_same_way_each_time_and_keeps_its_fr
 def test_exposure_conditions_darken_and_brighten():
     image = cv2.imread(str(REPO / "samples" / "images" / "synth_00000.jpg"))
     assert CONDITIONS["dark"](image).mean() < image.mean() < CONDITIONS["bright"](image).mean()
+
+
+def test_the_source_bench_counts_an_alarm_false_only_away_from_every_labelled_die():
+    from bench_sources import Tally, is_table_camera
+
+    from vision.labelled import LabelledDie, LabelledImage
+    from vision.reading import Die, Problem, ProblemKind, Reading
+
+    label = LabelledImage(Path("x.jpg"), (3, 5), "ok", (LabelledDie(3, 0.25, 0.5, 0.1, 0.1), LabelledDie(5, 0.75, 0.5, 0.1, 0.1)))
+    reading = Reading((Die(3, 100, 200, 40, 0, 0.9), Die(None, 300, 200, 40, 0, 0.0)), "unsure", (
+        Problem("the die at (300, 200) could not be read", ProblemKind.UNREADABLE, where=(300, 200)),
+        Problem("something at (20, 20) may be a die", ProblemKind.MAYBE_DIE, where=(20, 20)),
+    ))
+    tally = Tally()
+    tally.add(reading, label, 400, 400)
+    assert (tally.photos, tally.exact, tally.unsure, tally.dice, tally.dice_right) == (1, 0, 1, 2, 1)
+    assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {ProblemKind.MAYBE_DIE: 1}
+    assert is_table_camera(label, 400, 400) and not is_table_camera(label, 200, 200)  # dice of 40 px, then 20
