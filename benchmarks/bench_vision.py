@@ -34,17 +34,21 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
 
-from vision import Reading, annotate, read_dice
+from vision import annotate, read_dice
 from vision.labelled import KNOWN_LABEL_ERRORS, LabelledImage, load_folder, score
 
 ZOOM_VIEW = (960, 720)
 
 
-def timed(action: Callable[[], Reading]) -> tuple[Reading, float, float]:
+T = TypeVar("T")
+
+
+def timed(action: Callable[[], T]) -> tuple[T, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     result = action()
     return result, (time.perf_counter() - wall) * 1000.0, (time.process_time() - cpu) * 1000.0
@@ -189,7 +193,8 @@ def frame_timing(frames: list[np.ndarray], use_classifier: bool, rounds: int = 3
             f"({reference_cpu:.2f} cpu)\n"
             f"  ratio to it      median {statistics.median(reader_wall) / reference_wall:.1f}x wall, "
             f"{statistics.median(reader_cpu) / reference_cpu:.1f}x cpu;  p95 "
-            f"{percentile(reader_wall, 0.95) / reference_wall:.1f}x wall, {percentile(reader_cpu, 0.95) / reference_cpu:.1f}x cpu")
+            f"{percentile(reader_wall, 0.95) / reference_wall:.1f}x wall, "
+            f"{percentile(reader_cpu, 0.95) / reference_cpu:.1f}x cpu")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -63,7 +63,8 @@ def test_the_source_bench_counts_an_alarm_false_only_away_from_every_labelled_di
     from vision.labelled import LabelledDie, LabelledImage
     from vision.reading import Die, Problem, ProblemKind, Reading
 
-    label = LabelledImage(Path("x.jpg"), (3, 5), "ok", (LabelledDie(3, 0.25, 0.5, 0.1, 0.1), LabelledDie(5, 0.75, 0.5, 0.1, 0.1)))
+    dice = (LabelledDie(3, 0.25, 0.5, 0.1, 0.1), LabelledDie(5, 0.75, 0.5, 0.1, 0.1))
+    label = LabelledImage(Path("x.jpg"), (3, 5), "ok", dice)
     reading = Reading((Die(3, 100, 200, 40, 0, 0.9), Die(None, 300, 200, 40, 0, 0.0)), "unsure", (
         Problem("the die at (300, 200) could not be read", ProblemKind.UNREADABLE, where=(300, 200)),
         Problem("something at (20, 20) may be a die", ProblemKind.MAYBE_DIE, where=(20, 20)),

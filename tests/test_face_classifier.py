@@ -407,7 +407,8 @@ def test_training_starts_from_the_shipped_networks_as_they_were_exported(which):
     pytest.importorskip("onnx", reason="onnx is in the train extra: pip install -e '.[train]'")
     tool = _training_tool()  # puts tools/ and the repository on the path, as running the tools does
     from tools.onnx_start import weights_from_onnx
-    from vision.die_detector import MODEL_PATH as DETECTOR_PATH, DieDetector
+    from vision.die_detector import MODEL_PATH as DETECTOR_PATH
+    from vision.die_detector import DieDetector
 
     if which == "classifier":
         net, path, shape = tool.build_network(24, deep=True), MODEL_PATH, (3, 3, CROP_SIZE, CROP_SIZE)

@@ -39,6 +39,7 @@ def weights_from_onnx(net, path: Path) -> None:
             layer.weight.copy_(torch.from_numpy(weight))
             after = modules[modules.index(layer) + 1] if modules.index(layer) + 1 < len(modules) else None
             if isinstance(after, nn.BatchNorm2d):
+                assert after.running_mean is not None and after.running_var is not None
                 after.weight.fill_(1.0)
                 after.bias.copy_(torch.from_numpy(bias))
                 after.running_mean.zero_()

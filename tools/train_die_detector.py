@@ -30,6 +30,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tools.onnx_start import freeze_norms, weights_from_onnx  # noqa: E402
 from vision.die_detector import (  # noqa: E402
     HEAT_STRIDE,
     MODEL_PATH,
@@ -40,7 +41,6 @@ from vision.die_detector import (  # noqa: E402
     DieDetector,
     normalise,
 )
-from tools.onnx_start import freeze_norms, weights_from_onnx  # noqa: E402
 from vision.labelled import load_folder  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
@@ -260,7 +260,7 @@ def export_onnx(net, path: Path) -> None:
 
     net.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, 240, 320), str(path), opset_version=13, dynamo=False,
+    torch.onnx.export(net, (torch.zeros(1, 3, 240, 320),), str(path), opset_version=13, dynamo=False,
                       input_names=["frame"], output_names=["cells"],
                       dynamic_axes={"frame": {2: "height", 3: "width"}, "cells": {2: "rows", 3: "columns"}})
 

@@ -30,6 +30,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tools.onnx_start import freeze_norms, weights_from_onnx  # noqa: E402
 from vision.face_classifier import (  # noqa: E402
     CLASS_COUNT,
     CROP_MARGIN,
@@ -41,7 +42,6 @@ from vision.face_classifier import (  # noqa: E402
     crops_to_blob,
     face_crops,
 )
-from tools.onnx_start import freeze_norms, weights_from_onnx  # noqa: E402
 from vision.labelled import load_folder  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "byler-d6"
@@ -77,7 +77,8 @@ def photo_sets(specs: list[str]) -> LabelledSet:
     for spec in specs:
         folder, _, split = spec.partition(":")
         photos = load_split(Path(folder), split or None)
-        print(f"photos: {len(photos.names)} ({len(photos.dice)} dice) from {folder}{f' ({split} split)' if split else ''}")
+        part = f" ({split} split)" if split else ""
+        print(f"photos: {len(photos.names)} ({len(photos.dice)} dice) from {folder}{part}")
         data = merged(data, photos)
     return data
 
