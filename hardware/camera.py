@@ -7,7 +7,7 @@ A source is chosen by a string that the CLI and the configuration both accept:
     usb:N           webcam number N (cv2.VideoCapture)
     /dev/video2     a device path, or rtsp://... / http://... a stream URL
     replay:PATH     a folder of images or a video file, looped at a set frame rate
-    demo            a replay of the sample throws that come with Yacht Table
+    demo            the sample throws that come with Yacht Table, one each time a throw is asked for
     off             no camera: every roll is entered on the tablet
 
 A replay is only ever what was asked for by name: a table whose camera is missing must not score
@@ -17,9 +17,11 @@ sample pictures as the players' throws.
 from __future__ import annotations
 
 import contextlib
+import csv
 import importlib.util
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -121,6 +123,24 @@ def read_sequence(folder: Path) -> tuple[list[Path], float]:
     return frames, fps
 
 
+class ThrowRequests:
+    """How many throws have been asked of a demo camera (the tablet's Throw button, the table's
+    button): shared by the camera the supervisor opens and whoever asks, across reopenings."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def request(self) -> None:
+        with self._lock:
+            self._count += 1
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return self._count
+
+
 class ReplayCamera(Camera):
     """Replays a folder of images (each held for `hold` frames) or a video file, looping, at `fps`.
 
@@ -128,9 +148,13 @@ class ReplayCamera(Camera):
     play to the table loop: the change of picture is the movement, the repeats are the dice at rest.
     A throw sequence folder (with a sequence.json) plays its frames in order at its own frame rate,
     the moving-then-still throw as it was recorded; `fps` and `hold` do not apply to it.
+
+    With `throws` (a folder of images), a picture is a throw made only when asked: before the first
+    request an empty tray is shown, then the next picture at each request, held until the next.
     """
 
     def __init__(self, path: str | Path, *, fps: float = 4.0, hold: int = 1, loop: bool = True,
+                 throws: ThrowRequests | None = None, images: Sequence[Path] | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
         if fps <= 0:
             raise ValueError(f"replay fps must be above 0, got {fps}")
@@ -148,13 +172,17 @@ class ReplayCamera(Camera):
             self._images, fps = read_sequence(self.path)
             hold = 1
         elif self.path.is_dir():
-            self._images = list_images(self.path)
+            self._images = list(images) if images is not None else list_images(self.path)
             if not self._images:
                 raise CameraUnavailable(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.path}")
         elif self.path.is_file():
             self._video = _open_video_file(self.path)
         else:
             raise CameraUnavailable(f"replay path {self.path} does not exist")
+        if throws is not None and (self._video is not None or (self.path / SEQUENCE_FILE).is_file()):
+            raise CameraUnavailable(f"{self.path} is no folder of pictures to throw one at a time")
+        self.throws = throws
+        self._empty_tray: np.ndarray | None = None
         self.hold = hold
         self.fps = fps
         self._pacer = _Pacer(fps, clock, sleep)
@@ -168,7 +196,9 @@ class ReplayCamera(Camera):
         if self._closed:
             raise CameraDisconnected(f"{self.name} is closed")
         position = self._index // self.hold
-        if self._video is None:
+        if self.throws is not None:
+            image = self._thrown_image(self.throws.count)
+        elif self._video is None:
             if position >= len(self._images) and not self.loop:
                 raise CameraDisconnected(f"{self.name} reached its last image")
             image = self._load_image(self._images[position % len(self._images)])
@@ -178,6 +208,13 @@ class ReplayCamera(Camera):
         frame = Frame(image=image, timestamp=timestamp, index=self._index)
         self._index += 1
         return frame
+
+    def _thrown_image(self, throws: int) -> np.ndarray:
+        if throws == 0:
+            if self._empty_tray is None:
+                self._empty_tray = empty_tray_like(self._load_image(self._images[0]))
+            return self._empty_tray
+        return self._load_image(self._images[(throws - 1) % len(self._images)])
 
     def _load_image(self, path: Path) -> np.ndarray:
         import cv2
@@ -207,6 +244,25 @@ class ReplayCamera(Camera):
         self._closed = True
         if self._video is not None:
             self._video.release()
+
+
+def demo_throw_images(folder: Path) -> list[Path]:
+    """The samples whose manifest.csv says five dice, read surely (every image without a manifest)."""
+    manifest = folder / "manifest.csv"
+    if not manifest.is_file():
+        return list_images(folder)
+    with manifest.open(newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    fair = {row["image"] for row in rows if row["status"] == "ok" and len(row["values"].split("-")) == 5}
+    return [path for path in list_images(folder) if path.name in fair]
+
+
+def empty_tray_like(picture: np.ndarray) -> np.ndarray:
+    """A generated tray with no dice, the size of `picture`: what a demo shows before its first throw."""
+    from vision.synth import random_scene, render
+
+    height, width = picture.shape[:2]
+    return render(random_scene(0, size=(width, height), dice_count=0))
 
 
 def _open_video_file(path: Path):
@@ -298,7 +354,10 @@ def open_camera(source: str, **options) -> Camera:
     if spec.kind in ("usb", "device", "url") and spec.target is not None:
         return VideoCaptureCamera(spec.target, source=source, **_pick(options, ("width", "height")))
     if spec.kind == "demo":
-        camera = ReplayCamera(demo_samples_dir(), **_pick(options, ("fps", "hold", "loop")))
+        folder = demo_samples_dir()
+        # Thrown one at a time, each sample is a throw a player could make: five dice, all readable.
+        images = demo_throw_images(folder) if options.get("throws") is not None else None
+        camera = ReplayCamera(folder, images=images, **_pick(options, ("fps", "hold", "loop", "throws")))
         camera.source, camera.name = "demo", f"demo: a replay of {camera.image_count} sample throws"
         return camera
     assert spec.kind == "replay" and isinstance(spec.target, str)
@@ -307,7 +366,7 @@ def open_camera(source: str, **options) -> Camera:
 
 _PI_OPTIONS = ("width", "height", "swap_red_blue", "ae_settle_seconds", "exposure_time_us", "analogue_gain",
                "colour_gains", "flicker_hz", "lens_position")
-_KNOWN_OPTIONS = {*_PI_OPTIONS, "fps", "hold", "loop"}
+_KNOWN_OPTIONS = {*_PI_OPTIONS, "fps", "hold", "loop", "throws"}
 
 
 @contextlib.contextmanager

@@ -237,6 +237,14 @@ def choose_throw():
     return _play(acted_on, ChooseThrow(_require(body, "choice")))
 
 
+@api.post("/throw")
+def throw():
+    """The demo camera throws (409 not_a_demo for a real one); the roll follows as the camera's."""
+    _request()
+    _engine().throw()
+    return _state(202)
+
+
 @api.post("/correct")
 def correct():
     body, acted_on = _request()

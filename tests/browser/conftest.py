@@ -59,6 +59,7 @@ class LiveTable:
     pin: str | None = None
     port: int = 0
     camera: Callable[[], Camera] | None = None  # opens a camera; its loop starts with `engine.start()`
+    source: str | None = None  # a camera by name instead ("demo"), opened as the table would
 
     def start(self) -> None:
         from werkzeug.serving import WSGIRequestHandler, make_server
@@ -70,7 +71,8 @@ class LiveTable:
             def log_request(self, *args, **kwargs):
                 pass
 
-        settings = Settings(data_dir=self.data_dir, pin=self.pin, camera="off" if self.camera is None else "auto")
+        source = self.source or ("off" if self.camera is None else "auto")
+        settings = Settings(data_dir=self.data_dir, pin=self.pin, camera=source)
         self.engine = open_engine(settings, open_camera=self.camera, advisor=self.advisor, start=False)
         self.app = create_app(self.engine)
         self.server = make_server(

@@ -105,3 +105,28 @@ def test_how_soon_a_second_tablet_redraws_a_tap(table, open_page):
     record_measurement("second_tablet_redraw_ms", {
         "writes": len(delays), "median": statistics.median(delays),
         "p90": delays[int(0.9 * (len(delays) - 1))], "worst": delays[-1]})
+
+
+def test_the_demo_throws_only_when_asked_and_says_it_is_a_demo(tmp_path, advisor, open_page):
+    from .conftest import LiveTable
+
+    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo")
+    live.start()
+    try:
+        live.post("/api/games", {"players": ["Ana"]})
+        page = open_page(live.url)
+        live.engine.start()
+        expect(page.locator("#camera-pill")).to_have_text("Demo camera", timeout=10000)
+        expect(page.locator("#camera-message")).to_contain_text("A demo: sample pictures stand in for a camera")
+        throw = page.locator("#throw-button")
+        expect(throw).to_be_visible()
+        page.wait_for_timeout(3000)  # the empty tray is read and left alone: no throw was asked
+        expect(page.locator("#roll-line")).to_have_text("Roll the dice")
+        screenshot(page, "tablet-demo")
+        throw.tap()
+        expect(page.locator("#roll-line")).not_to_have_text("Roll the dice", timeout=20000)
+        version = page.evaluate("page.state.game.roll_number")
+        page.wait_for_timeout(3000)
+        assert page.evaluate("page.state.game.roll_number") == version  # and no more by itself
+    finally:
+        live.stop()

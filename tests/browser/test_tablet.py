@@ -309,6 +309,7 @@ def test_the_camera_status_is_always_shown(table, open_page):
     expect(pill).to_have_text("No camera")
     expect(page.locator("#camera-message")).to_have_text("Enter the rolls by hand.")
     expect(page.locator("#camera-button")).to_be_hidden()  # nothing behind it: entering takes the row
+    expect(page.locator("#throw-button")).to_be_hidden()  # only the demo camera throws when asked
     screenshot(page, "tablet-no-camera")
 
     camera = table.engine.table

@@ -9,6 +9,7 @@ from .errors import (
     InvalidFieldError,
     InvalidRequestError,
     NoGameError,
+    NotADemoError,
     NotFoundError,
     StaleVersionError,
     TableError,
@@ -19,7 +20,7 @@ from .table import CameraStatus, Table
 
 __all__ = [
     "CameraStatus", "ChooseThrow", "ConflictError", "CorrectDie", "Engine", "FinishedGameError", "GameAction",
-    "InvalidFieldError", "InvalidRequestError", "NewGame", "NoGameError", "NotFoundError", "Resume", "Settings",
-    "SettingsError", "StaleVersionError", "Table", "TableAction", "TableError", "Throw", "UnknownGameIdError",
-    "load_settings", "open_engine",
+    "InvalidFieldError", "InvalidRequestError", "NewGame", "NoGameError", "NotADemoError", "NotFoundError",
+    "Resume", "Settings", "SettingsError", "StaleVersionError", "Table", "TableAction", "TableError", "Throw",
+    "UnknownGameIdError", "load_settings", "open_engine",
 ]

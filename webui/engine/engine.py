@@ -8,10 +8,12 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from hardware.camera import ThrowRequests
 from hardware.camera import open_camera as open_camera_source
 from hardware.frames import Camera
 from scorer.store import GameStore
 
+from .errors import NotADemoError
 from .events import Broadcaster
 from .loop import TableLoop
 from .session import GameSession
@@ -25,10 +27,12 @@ class Engine:
     (open_engine does unless told not to); `close()` stops them, ends every stream and closes the
     journal. Closing twice does nothing more."""
 
-    def __init__(self, settings: Settings, table: Table, loop: TableLoop | None):
+    def __init__(self, settings: Settings, table: Table, loop: TableLoop | None,
+                 demo_throws: ThrowRequests | None = None):
         self.settings = settings
         self.table = table
         self.loop = loop
+        self.demo_throws = demo_throws  # the demo camera's: it throws only when asked
         self._closed = False
 
     @property
@@ -45,10 +49,18 @@ class Engine:
         if self.loop is not None:
             self.loop.read_now()
 
+    def throw(self) -> None:
+        """The demo camera shows its next sample throw (the tablet's Throw button); NotADemoError
+        for any other camera: real dice are thrown by hand."""
+        if self.demo_throws is None:
+            raise NotADemoError("only the demo camera throws when asked; this table's dice are thrown by hand")
+        self.demo_throws.request()
+
     def attach_panel(self, panel: Any) -> None:
-        """The table's GPIO panel (hardware.gpio.TablePanel): its button asks the loop to read now,
-        its light is on while a game is under way so every throw is lit alike."""
-        panel.on_read_request(self.read_now)
+        """The table's GPIO panel (hardware.gpio.TablePanel): its button asks the loop to read now
+        (the demo camera to throw), its light is on while a game is under way so every throw is lit
+        alike."""
+        panel.on_read_request(self.read_now if self.demo_throws is None else self.throw)
         self.table.add_game_listener(panel.set_light)
 
     def start(self) -> Engine:
@@ -79,11 +91,14 @@ def open_engine(settings: Settings, *, advisor: Advisor | None = None,
     annotate, make_detector, preview_fps)."""
     session = GameSession(GameStore.in_data_dir(settings.data_dir))
     has_camera = open_camera is not None or settings.camera != "off"
-    table = Table(session, camera_source=settings.camera if has_camera else "off", advisor=advisor)
+    demo_throws = ThrowRequests() if settings.camera == "demo" else None
+    table = Table(session, camera_source=settings.camera if has_camera else "off", advisor=advisor,
+                  demo=demo_throws is not None)
     loop = None
     if has_camera:
         if open_camera is None:
-            open_camera = functools.partial(open_camera_source, settings.camera, **settings.camera_options())
+            open_camera = functools.partial(open_camera_source, settings.camera, throws=demo_throws,
+                                            **settings.camera_options())
         if settings.tray_region is not None and loop_options.get("read_dice") is None:
             from vision import read_dice
 
@@ -91,5 +106,5 @@ def open_engine(settings: Settings, *, advisor: Advisor | None = None,
             loop_options["read_dice"] = functools.partial(read_dice, tray=settings.tray_region)
         loop = TableLoop(open_camera, table, source=settings.camera, settle_seconds=settings.settle_seconds,
                          **loop_options)
-    engine = Engine(settings, table, loop)
+    engine = Engine(settings, table, loop, demo_throws)
     return engine.start() if start else engine

@@ -53,6 +53,12 @@ class StaleVersionError(ConflictError):
         self.details = {"changed": changed or []}
 
 
+class NotADemoError(ConflictError):
+    """A throw asked of a table whose camera is not the demo: real dice are thrown by hand."""
+
+    code = "not_a_demo"
+
+
 class NoGameError(ConflictError):
     code = "no_game"
 

@@ -67,10 +67,11 @@ class CameraStatus:
     reading: dict[str, Any] | None = None
     reading_counted: bool = False
     question: ThrowQuestion | None = None
+    demo: bool = False  # the demo camera: sample pictures, one thrown each time a player asks
     updated: str = field(default_factory=now_iso)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.state.value, "source": self.source, "message": self.message,
+        return {"status": self.state.value, "source": self.source, "demo": self.demo, "message": self.message,
                 "notes": list(self.notes), "reading": self.reading,
                 "reading_counted": self.reading_counted,
                 "question": None if self.question is None else self.question.to_dict(),
@@ -111,7 +112,8 @@ class Table:
     """The state every tablet sees, and the only way to change it: `apply(version, action)` from
     the tablets, the camera_* methods from the table loop."""
 
-    def __init__(self, session: GameSession, *, camera_source: str = "off", advisor: Advisor | None = None):
+    def __init__(self, session: GameSession, *, camera_source: str = "off", advisor: Advisor | None = None,
+                 demo: bool = False):
         self.session = session
         self._lock = threading.RLock()
         self._views = GameViews(advisor)
@@ -127,7 +129,7 @@ class Table:
         self._game_listeners: list[Callable[[bool], None]] = []
         off = camera_source == "off"
         self._camera = CameraStatus(CameraState.OFF if off else CameraState.OFFLINE, camera_source,
-                                    None if off else "opening the camera")
+                                    None if off else "opening the camera", demo=demo)
         self._state_text = self._render()
         self.broadcaster = Broadcaster(self._version, self._state_text)
 
@@ -226,7 +228,10 @@ class Table:
                 self._set_camera(state=CameraState.UNSURE, message="; ".join(map(str, reading.problems)),
                                  notes=problem_notes(reading.problems), reading=reading.to_dict(),
                                  reading_counted=False, question=None)
-            elif not 1 <= len(dice) <= 5 or any(die.value is None for die in dice):
+            elif not dice:  # an empty tray (the dice taken up to throw, a demo's start) is no throw
+                self._set_camera(state=CameraState.LIVE, message=None, notes=(), reading=reading.to_dict(),
+                                 reading_counted=False, question=None)
+            elif len(dice) > 5 or any(die.value is None for die in dice):
                 self._set_camera(state=CameraState.UNSURE, reading=reading.to_dict(), reading_counted=False,
                                  message=f"{len(dice)} {'die' if len(dice) == 1 else 'dice'} seen; "
                                          "a throw is of one to five dice",

@@ -528,8 +528,10 @@ function renderTopbar(screen) {
   const status = camera ? camera.status : page.state ? "unknown" : "off";
   const pill = $("camera-pill");
   setAttr(pill, "data-status", status);
-  setText($("camera-pill-text"), t("cam." + status));
-  setAttr(pill, "aria-label", t("camera_view") + ": " + t("cam." + status));
+  // A demo camera says so wherever its status shows: its throws are sample pictures.
+  const pillKey = camera && camera.demo && status === "live" ? "cam.demo" : "cam." + status;
+  setText($("camera-pill-text"), t(pillKey));
+  setAttr(pill, "aria-label", t("camera_view") + ": " + t(pillKey));
   const badge = $("connection");
   if (!badge.hidden) setText(badge, page.connected ? t("conn_back") : t("conn_lost"));
 }
@@ -724,6 +726,9 @@ function renderGame() {
   renderStandings(game);
   renderCameraThumb(game, camera);
   $("camera-button").hidden = camera.status === "off";
+  // The demo camera throws its sample pictures when asked: a button for it, and never by itself.
+  $("throw-button").hidden = !camera.demo;
+  $("throw-button").disabled = game.rolls_left === 0 || camera.status === "reading" || camera.status === "offline";
   setText($("turn-title"), t("turn_of", { name: game.current_player_name }));
   setText($("turn-number"), t("turn_n", { turn: game.turn, total: game.turns_per_player }));
   const maxRolls = game.roll_number + game.rolls_left;
@@ -896,6 +901,8 @@ function renderCameraMessage(game, camera) {
     tone = "warn";
   } else if (camera.status === "off" && !game.dice) {
     text = t("cam_off_help");
+  } else if (camera.demo && game.roll_number === 0) {
+    text = t("demo_help");
   }
   box.hidden = text === null;
   setText(box, text || "");
@@ -1379,6 +1386,7 @@ function wire() {
   });
   $("same-players").addEventListener("click", () => startGame(currentGame().players));
   $("manual-roll").addEventListener("click", openManual);
+  $("throw-button").addEventListener("click", () => send("/api/throw", {}));
   $("manual-save").addEventListener("click", saveManual);
   $("keep-these").addEventListener("click", () => {
     const advice = currentGame() && currentGame().advice;

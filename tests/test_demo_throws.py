@@ -1,0 +1,98 @@
+"""The demo camera throws only when asked: by the tablet's Throw button or the table's button."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from table_helpers import TableClient, shutdown, table_app, table_engine
+
+from hardware.camera import ReplayCamera, ThrowRequests, demo_samples_dir, list_images, open_camera
+from webui.app import EXTENSION
+from webui.engine import NotADemoError
+
+
+def test_a_demo_camera_shows_an_empty_tray_until_a_throw_is_asked_then_holds_each_throw():
+    throws = ThrowRequests()
+    camera = ReplayCamera(demo_samples_dir(), throws=throws, fps=1000)
+    empty = [camera.read().image for _ in range(20)]
+    assert all((picture == empty[0]).all() for picture in empty)  # nothing thrown by itself
+    throws.request()
+    first = [camera.read().image for _ in range(20)]
+    assert all((picture == first[0]).all() for picture in first)  # the throw lies still
+    assert not (first[0].shape == empty[0].shape and (first[0] == empty[0]).all())
+    throws.request()
+    second = camera.read().image
+    assert not (second.shape == first[0].shape and (second == first[0]).all())
+    assert len(list_images(demo_samples_dir())) > 2
+
+
+def test_only_a_folder_of_pictures_throws_one_at_a_time(tmp_path):
+    sequence = demo_samples_dir() / "sequences" / "single_throw"
+    with pytest.raises(Exception, match="no folder of pictures to throw one at a time"):
+        ReplayCamera(sequence, throws=ThrowRequests())
+    demo = open_camera("demo", throws=ThrowRequests())
+    assert demo.source == "demo" and demo.throws is not None
+
+
+def test_the_engine_throws_for_the_demo_camera_and_its_button_too(tmp_path):
+    engine = table_engine(tmp_path, camera="demo", start=False)
+    try:
+        assert json.loads(engine.table.state_json())["camera"]["demo"]
+        engine.throw()
+        assert engine.demo_throws is not None and engine.demo_throws.count == 1
+
+        class Panel:  # hardware.gpio.TablePanel's two hooks
+            def on_read_request(self, listener):
+                self.press = listener
+
+            def set_light(self, on):
+                pass
+
+        panel = Panel()
+        engine.attach_panel(panel)
+        panel.press()
+        assert engine.demo_throws.count == 2
+    finally:
+        engine.close()
+
+
+def test_a_real_camera_is_not_thrown_from_the_tablet(tmp_path):
+    engine = table_engine(tmp_path, camera="off", start=False)
+    try:
+        assert not json.loads(engine.table.state_json())["camera"]["demo"]
+        with pytest.raises(NotADemoError):
+            engine.throw()
+    finally:
+        engine.close()
+    app = table_app(tmp_path / "api")
+    try:
+        client = TableClient(app)
+        response = client.post("/api/throw", {})
+        assert response.status_code == 409 and response.get_json()["error"]["code"] == "not_a_demo"
+    finally:
+        shutdown(app)
+
+
+def test_the_api_throws_the_demo_camera(tmp_path):
+    app = table_app(tmp_path, camera="demo", start=False)
+    try:
+        client = TableClient(app)
+        assert client.state()["camera"]["demo"] is True
+        response = client.post("/api/throw", {})
+        assert response.status_code == 202
+        assert app.extensions[EXTENSION].demo_throws.count == 1
+    finally:
+        shutdown(app)
+
+
+def test_an_empty_tray_is_no_throw(tmp_path):
+    from vision.reading import Reading
+
+    engine = table_engine(tmp_path, camera="demo", start=False)
+    try:
+        engine.table.camera_reading(Reading(dice=(), status="ok", problems=()))
+        camera = json.loads(engine.table.state_json())["camera"]
+        assert (camera["status"], camera["notes"], camera["reading_counted"]) == ("live", [], False)
+    finally:
+        engine.close()
