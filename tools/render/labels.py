@@ -38,7 +38,7 @@ def die_truth(scene: Scene, index: int) -> dict:
         "y": round(float(middle[1]), 2),
         "box": [round(float(v), 2) for v in (x0, y0, x1, y1)],
         "corners": [[round(float(px), 2), round(float(py), 2)] for px, py in points],
-        "size_px": round(side, 1),
+        "size": round(side, 1),  # the mean side in px, as in vision.synth truth files
         "in_view": round(visible_fraction(scene.camera, die, others, scene.tray, scene.capsules), 3),
         "cocked": planned.cocked,
         "rests": planned.rests,
@@ -77,7 +77,7 @@ def conditions(scene: Scene, dice: list[dict]) -> dict:
         "defocus": scene.lens.fstop < 4,
         "motion_blur_px": round(scene.lens.motion_blur[0], 1),
         "extras": [e.kind for e in scene.extras],
-        "die_px": round(min((d["size_px"] for d in dice), default=0.0), 1),
+        "die_px": round(min((d["size"] for d in dice), default=0.0), 1),
     }
 
 
