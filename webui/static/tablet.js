@@ -862,7 +862,8 @@ function renderKeptQuestion(question) {
   }
   const bumped = question.reason === "bumped";
   setText($("kept-title"), t(bumped ? "bumped_title" : "kept_title"));
-  setText($("kept-text"), bumped ? "" : cameraText(page.state.camera)); // a bumped die shows in its choices
+  // a bumped die shows in its choices; which dice were kept is what the outlines say
+  setText($("kept-text"), bumped ? "" : cameraText(page.state.camera) + " " + t("kept_legend"));
   fill($("kept-choices"), JSON.stringify([question, page.language]), () =>
     question.choices.map((choice, index) => {
       const label = bumped ? t(index === 0 ? "bumped_put_back" : "bumped_as_lies") : choice.advised ? t("kept_advised") : null;
