@@ -258,8 +258,8 @@ def test_a_whole_game_thrown_only_with_the_re_rolled_dice_counting_taps(table, o
         page.locator("#confirm-record").tap()
         count += 2
         taps[style].append(count)
-        if turn < 11:
-            expect(page.locator("#turn-number")).to_contain_text(f"{turn + 2}")
+        if turn < 11:  # recorded: the next turn's throw is the next turn's
+            expect(page.locator("#turn-number")).to_have_text(f"Turn {turn + 2} of 12")
     expect(page.locator("#screen-over")).to_be_visible()
     history = table.state()["game"]["history"]
     assert len(history) == 12 and all(t["rolls"] == len(t["throws"]) for t in history)
