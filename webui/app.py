@@ -37,6 +37,7 @@ from .engine import (
     Throw,
 )
 from .engine.events import Broadcaster
+from .engine.export import game_csv
 from .i18n import LANGUAGES, all_catalogs
 
 log = logging.getLogger(__name__)
@@ -275,6 +276,28 @@ def list_games():
 @api.get("/games/<int:game_id>")
 def show_game(game_id: int):
     return jsonify({"game": _engine().table.game_view(game_id)})
+
+
+@api.get("/games/<int:game_id>/export.json")
+def export_game_json(game_id: int):
+    return _download(json.dumps(_engine().table.game_record(game_id), indent=2, ensure_ascii=False),
+                     "application/json", f"yacht-game-{game_id}.json")
+
+
+@api.get("/games/<int:game_id>/export.csv")
+def export_game_csv(game_id: int):
+    return _download(game_csv(_engine().table.game_record(game_id)), "text/csv", f"yacht-game-{game_id}.csv")
+
+
+def _download(text: str, mimetype: str, filename: str) -> Response:
+    response = Response(text, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@api.get("/stats")
+def stats():
+    return jsonify({"players": _engine().table.player_stats()})
 
 
 @api.get("/events")

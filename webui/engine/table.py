@@ -19,11 +19,13 @@ from hardware.supervisor import CameraState
 from scorer import CATEGORIES, Game
 from scorer.actions import Hold, Roll
 from scorer.holds import HoldError, KeptChoice, throw_choices
+from scorer.stats import player_stats
 from scorer.store import now_iso
 
 from .actions import ChooseThrow, TableAction
 from .errors import ConflictError, InvalidFieldError, StaleVersionError
 from .events import Broadcaster
+from .export import game_record
 from .session import GameSession
 from .views import Advisor, GameViews
 
@@ -127,6 +129,8 @@ class Table:
         # its reading was (None for a die held out of view).
         self._camera_roll: tuple[tuple[int | None, int, int], dict[int, Any], list[float | None]] | None = None
         self._game_listeners: list[Callable[[bool], None]] = []
+        # Players' statistics, kept with the finished games they were counted over.
+        self._stats: tuple[tuple[int, ...], list[dict[str, Any]]] | None = None
         off = camera_source == "off"
         self._camera = CameraStatus(CameraState.OFF if off else CameraState.OFFLINE, camera_source,
                                     None if off else "opening the camera", demo=demo)
@@ -155,6 +159,22 @@ class Table:
 
     def past_games(self) -> list[dict[str, Any]]:
         return [summary.to_dict() for summary in self.session.past_games()]
+
+    def game_record(self, game_id: object) -> dict[str, Any]:
+        """A game to keep as a file (webui.engine.export): every turn, its dates and its journal."""
+        view = self.game_view(game_id)
+        summary = next((past for past in self.past_games() if past["id"] == game_id), None)
+        actions = [action.to_dict() for action in self.session.load(game_id).actions]
+        return game_record(view, summary, actions)
+
+    def player_stats(self) -> list[dict[str, Any]]:
+        """Each player's games, average, best, Yachts and wins over the finished games."""
+        finished = tuple(past.id for past in self.session.past_games() if past.is_over)
+        with self._lock:
+            if self._stats is None or self._stats[0] != finished:
+                stats = player_stats(self.session.load(game_id) for game_id in finished)
+                self._stats = (finished, [player.to_dict() for player in stats])
+            return self._stats[1]
 
     @property
     def game_active(self) -> bool:

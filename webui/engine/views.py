@@ -24,7 +24,7 @@ class GameViews:
 
     def __init__(self, advisor: Advisor | None):
         self._advisor = advisor
-        self._costs: dict[tuple, float | None] = {}
+        self._judged: dict[tuple, dict[str, Any] | None] = {}
         self._advice_cache: tuple[tuple, dict[str, Any] | None] | None = None
 
     def view(self, game_id: int, game: Game, camera_confidence: list[float | None] | None = None) -> dict[str, Any]:
@@ -52,13 +52,14 @@ class GameViews:
         entry = turn.to_dict()
         del entry["used_before"]
         entry["player_name"] = game.players[turn.player]
-        entry["cost"] = None
+        judged = None
         advisor = self._advisor
         if advisor is not None:
             key = (turn.used_before, turn.dice, turn.category)
-            if key not in self._costs:
-                self._costs[key] = _guarded(lambda: float(advisor.cost_of(*key)))
-            entry["cost"] = self._costs[key]
+            if key not in self._judged:
+                self._judged[key] = _guarded(lambda: _judge(advisor, *key))
+            judged = self._judged[key]
+        entry.update(judged or {"advised": None, "advised_points": None, "cost": None})
         return entry
 
     def ranked_keeps(self, game: Game) -> list[list[int]]:
@@ -74,6 +75,14 @@ class GameViews:
         if self._advice_cache is None or self._advice_cache[0] != key:
             self._advice_cache = (key, _guarded(lambda: advisor.advise(*key).to_dict()))
         return self._advice_cache[1]
+
+
+def _judge(advisor: Advisor, used: frozenset[str], dice: Sequence[int], category: str) -> dict[str, Any]:
+    """The advisor's row for a turn's final dice, its points, and the expected points the row taken
+    cost against it (0 when they are the same)."""
+    advice = advisor.advise(used, dice, 3)
+    return {"advised": advice.best_category, "advised_points": advice.category_points,
+            "cost": float(advisor.cost_of(used, dice, category))}
 
 
 def _guarded(compute: Callable[[], Any]) -> Any:

@@ -25,6 +25,8 @@ const page = {
   startOpen: false,
   startPlayers: null,
   pastGames: [],
+  playerStats: [], // each player's record over finished games (GET /api/stats)
+  pastGamesFor: null, // the ended game the list of games was last fetched for
   historyGame: null,
   writing: Promise.resolve(), // the last write sent, which the next one waits for
   wakeLock: null, // the screen wake lock held during a game
@@ -509,7 +511,14 @@ function render() {
   }
   if (screen === "start") renderStart();
   if (screen === "game") renderGame();
-  if (screen === "over") renderOver();
+  if (screen === "over") {
+    // The game's dates are in the list of games: fetched again once a game has ended.
+    if (page.pastGamesFor !== currentGame().id) {
+      page.pastGamesFor = currentGame().id;
+      loadPastGames();
+    }
+    renderOver();
+  }
   if (screen === "history") renderHistory();
 }
 
@@ -667,6 +676,7 @@ async function loadPastGames() {
       const screen = screenToShow();
       if (screen === "start") renderStart();
       if (screen === "history") renderHistory();
+      if (screen === "over") renderOver();
     }
   } catch (error) {
     showToast(t("err.network"));
@@ -1259,6 +1269,70 @@ function renderOver() {
   const game = currentGame();
   setText($("winner-line"), winnerLine(game));
   fill($("over-players"), JSON.stringify([game, page.language]), () => playerSummaries(game));
+  const past = page.pastGames.find((summary) => summary.id === game.id);
+  fill($("over-turns"), JSON.stringify([game, past, page.language]), () => gameTurns(game, past));
+}
+
+// Every turn of a game as it was played: each roll (held dice marked), the row taken, the advisor's
+// row for the same dice and the expected points the choice cost; the game's date; its files.
+function gameTurns(game, past) {
+  const when = past ? (past.finished ? t("finished", { date: formatDate(past.finished) }) : t("started", { date: formatDate(past.started) })) : "";
+  const rows = game.history.map((turn) => {
+    const rolls = (turn.throws || []).map((roll) =>
+      el("span", { class: "roll" }, roll.dice.map((value, position) =>
+        el("span", { class: "roll-die" + (roll.held.includes(position) ? " held" : ""), text: String(value) }))));
+    const same = turn.advised === turn.category;
+    return el("tr", { class: !same && turn.cost > COSTLY_THRESHOLD ? "costly-turn" : "" }, [
+      el("td", { text: String(turn.turn) }),
+      el("td", { text: turn.player_name }),
+      el("td", { class: "rolls" }, rolls),
+      el("td", { text: `${categoryName(turn.category)} ${turn.points}` }),
+      el("td", { text: turn.advised ? (same ? t("advised_same") : `${categoryName(turn.advised)} ${turn.advised_points}`) : "–" }),
+      el("td", { class: "number", text: typeof turn.cost === "number" ? formatValue(oneDecimal(turn.cost)) : "–" }),
+    ]);
+  });
+  const exports = ["json", "csv"].map((format) =>
+    el("a", { class: "button", href: `/api/games/${game.id}/export.${format}`, download: "", "data-export": format, text: t("export_file", { format: format.toUpperCase() }) }));
+  return [
+    el("div", { class: "turns-head" }, [el("h3", { text: t("turns_title") }), el("span", { class: "muted", text: when }), ...exports]),
+    el("p", { class: "muted small", text: t("turns_held_note") }),
+    el("div", { class: "table-scroll" }, el("table", { class: "turns-table" }, [
+      el("thead", {}, el("tr", {}, ["col_turn", "col_player", "col_rolls", "col_row", "col_advised", "col_cost"].map((key) =>
+        el("th", { scope: "col", text: t(key) })))),
+      el("tbody", {}, rows),
+    ])),
+  ];
+}
+
+// Each player's record over the finished games of this table.
+function playerStatsTable(players) {
+  return [
+    el("h3", { text: t("stats_title") }),
+    el("div", { class: "table-scroll" }, el("table", { class: "turns-table" }, [
+      el("thead", {}, el("tr", {}, ["col_player", "col_games", "col_average", "col_best", "col_yachts", "col_wins"].map((key) =>
+        el("th", { scope: "col", text: t(key) })))),
+      el("tbody", {}, players.map((player) => el("tr", { "data-player": player.name }, [
+        el("td", { text: player.name }),
+        el("td", { class: "number", text: String(player.games) }),
+        el("td", { class: "number", text: formatValue(oneDecimal(player.average)) }),
+        el("td", { class: "number", text: String(player.best) }),
+        el("td", { class: "number", text: String(player.yachts) }),
+        el("td", { class: "number", text: String(player.wins) }),
+      ]))),
+    ])),
+  ];
+}
+
+async function loadPlayerStats() {
+  try {
+    const { response, body } = await fetchJson("/api/stats");
+    if (response.ok && body && Array.isArray(body.players)) {
+      page.playerStats = body.players;
+      if (screenToShow() === "history") renderHistory();
+    }
+  } catch (error) {
+    showToast(t("err.network"));
+  }
 }
 
 function viewPastGame(id) {
@@ -1270,7 +1344,9 @@ async function renderHistory() {
   $("history-list").hidden = Boolean(wanted);
   $("history-detail").hidden = !wanted;
   $("history-empty").hidden = Boolean(wanted) || page.pastGames.length > 0;
+  $("player-stats").hidden = Boolean(wanted) || page.playerStats.length === 0;
   if (!wanted) {
+    fill($("player-stats"), JSON.stringify([page.playerStats, page.language]), () => playerStatsTable(page.playerStats));
     const currentId = currentGame() ? currentGame().id : null;
     fill($("history-list"), JSON.stringify([page.pastGames, currentId, page.language]), () =>
       page.pastGames.map((past) => gameListItem(past, past.id !== currentId)));
@@ -1287,11 +1363,16 @@ async function renderHistory() {
   const game = page.historyGame;
   setText($("history-detail-title"), winnerLine(game));
   fill($("history-detail-players"), JSON.stringify([game, page.language]), () => playerSummaries(game));
+  const past = page.pastGames.find((summary) => String(summary.id) === wanted);
+  fill($("history-detail-turns"), JSON.stringify([game, past, page.language]), () => gameTurns(game, past));
 }
 
 function navigate(path) {
   if (location.pathname + location.search !== path) history.pushState(null, "", path);
-  if (location.pathname === "/history") loadPastGames();
+  if (location.pathname === "/history") {
+    loadPastGames();
+    loadPlayerStats();
+  }
   render();
   window.scrollTo(0, 0);
 }
@@ -1404,7 +1485,10 @@ function wire() {
   $("dialog-camera").addEventListener("close", () => $("camera-still").removeAttribute("src"));
   $("pin-cancel").addEventListener("click", () => $("dialog-pin").close("cancel"));
   window.addEventListener("popstate", () => {
-    if (location.pathname === "/history") loadPastGames();
+    if (location.pathname === "/history") {
+      loadPastGames();
+      loadPlayerStats();
+    }
     render();
   });
   window.addEventListener("online", watchdog);
@@ -1428,4 +1512,7 @@ trackTopbarHeight();
 render();
 refreshState().catch(() => setConnected(false));
 connectEvents();
-if (location.pathname === "/history") loadPastGames();
+if (location.pathname === "/history") {
+  loadPastGames();
+  loadPlayerStats();
+}
