@@ -1,18 +1,14 @@
-"""`yacht-table serve`: the table in one process (it owns the camera) behind the waitress WSGI server."""
+"""`yacht-table serve`: the table in one process (it owns the camera) behind its own HTTP server
+(webui.server: an event loop for connections and live streams, worker threads for the app)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import logging
-import signal
 import sqlite3
 import sys
 from pathlib import Path
-
-# Four tablets, each holding an event stream and a camera preview open (8 threads tied up for as
-# long as they watch), plus room for their ordinary requests and a few spare for reconnections.
-THREADS = 24
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +34,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import waitress
-
     from hardware.gpio import open_table_panel
     from scorer.advisor import Advisor
     from scorer.store import StoreError
 
     from .app import create_app
     from .engine import load_settings, open_engine
+    from .server import TableServer, serve
 
     settings = load_settings(args.config, host=args.host, port=args.port, pin=args.pin,
                              camera=args.camera, data_dir=args.data_dir)
@@ -68,28 +63,16 @@ def run_serve(args: argparse.Namespace) -> int:
         engine.attach_panel(panel)
     app = create_app(engine)
     try:
+        server = TableServer(app, settings.host, settings.port, live_ended=engine.end_streams)
+
+        def ready() -> None:
+            print(f"Yacht Table on http://{_url_host(settings.host)}:{server.port}/  camera: {settings.camera}, "
+                  f"games: {Path(settings.data_dir) / 'games.sqlite3'}", file=sys.stderr, flush=True)
+
         try:
-            server = waitress.create_server(app, host=settings.host, port=settings.port,
-                                            threads=THREADS, ident="yacht-table")
+            serve(server, ready)  # until SIGTERM or Ctrl-C; the tablets' streams are ended first
         except OSError as error:
             raise ValueError(f"cannot listen on {settings.host}:{settings.port}: {error.strerror}") from None
-
-        def stop(signum, frame):
-            # The tablets' streams end only when told: end them before waitress waits for its threads
-            # (it gives up after 5 s, and the streams then fail on its closed socket).
-            engine.end_streams()
-            raise KeyboardInterrupt
-
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, stop)
-        print(f"Yacht Table on http://{_url_host(settings.host)}:{settings.port}/  camera: {settings.camera}, "
-              f"games: {Path(settings.data_dir) / 'games.sqlite3'}", file=sys.stderr, flush=True)
-        try:
-            server.run()  # waitress ends its loop on the KeyboardInterrupt itself
-        except KeyboardInterrupt:
-            pass  # one that came before the loop started
-        finally:
-            server.close()
     finally:
         engine.close()
         if panel is not None:
