@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import threading
 import time
+from typing import Any
 
 import pytest
 from flask import Flask, Response, request
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from webui.events import Broadcaster
 from webui.live import LiveStream
@@ -250,3 +254,46 @@ def test_a_live_stream_iterated_blocks_between_changes_like_any_wsgi_body(broadc
     assert next(stream) == b"2:two\n"
     threading.Timer(0.05, broadcaster.close).start()
     assert set(stream) <= {b":\n"}  # ends once the broadcaster closes
+
+
+# Raw requests through the server, as bytes on the wire (the app's own fuzz is in test_api_fuzz.py).
+WIRE_FUZZ_REQUESTS = 300
+
+request_lines = st.one_of(
+    st.sampled_from([b"GET /hello HTTP/1.1", b"POST /echo HTTP/1.1", b"GET /hello HTTP/1.0", b"GET /hello",
+                     b"GET http://a/hello HTTP/1.1", b"OPTIONS * HTTP/1.1", b"GET /%zz%00 HTTP/1.1",
+                     b"BREW /pot HTTP/1.1", b"GET /hello HTTP/2.0", b"GET  /hello  HTTP/1.1", b""]),
+    st.binary(max_size=60))
+header_lines = st.lists(st.one_of(
+    st.sampled_from([b"Host: a", b"Host:", b"Host: a\r\nHost: b", b"Content-Length: 3", b"Content-Length: -1",
+                     b"Content-Length: 99999999999999999999", b"Transfer-Encoding: chunked",
+                     b"Transfer-Encoding: gzip, chunked", b"Expect: 100-continue", b"Connection: close",
+                     b"Connection: keep-alive, Upgrade", b"Upgrade: websocket", b"X_Table_Pin: 1",
+                     b" folded", b"\x00: \xff", b"Content-Type: application/json"]),
+    st.binary(max_size=40)), max_size=6)
+
+
+@settings(max_examples=WIRE_FUZZ_REQUESTS, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(request_lines, header_lines, st.binary(max_size=80))
+def test_whatever_bytes_arrive_the_server_answers_without_a_5xx_or_closes(line, headers, body):
+    sock = connect(WIRE_SERVER["server"])
+    try:
+        sock.sendall(line + b"\r\n" + b"".join(header + b"\r\n" for header in headers) + b"\r\n" + body)
+        sock.shutdown(socket.SHUT_WR)  # nothing more comes: the server must answer or close now
+        received, _ = read_until_closed(sock, limit=5.0)
+    finally:
+        sock.close()
+    for status in re.findall(rb"HTTP/1\.[01] (\d{3}) ", received):
+        assert int(status) < 500, received[:300]
+
+
+WIRE_SERVER: dict[str, Any] = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def wire_server():
+    broadcaster = Broadcaster(1, "one")
+    with serving_in_thread(make_app(broadcaster), limits=FAST, live_ended=broadcaster.close) as server:
+        WIRE_SERVER["server"] = server
+        yield
+    WIRE_SERVER.clear()

@@ -239,7 +239,9 @@ class TableServer:
                     connection, limits.header_seconds if first else limits.idle_seconds,
                     limits.header_seconds)
             except h11.RemoteProtocolError as error:
-                await self._refuse(connection, _Refusal(error.error_status_hint, _code_for(error.error_status_hint),
+                # h11 hints 501 for a transfer coding it lacks: still the request's fault, a 4xx
+                status = error.error_status_hint if 400 <= error.error_status_hint < 500 else 400
+                await self._refuse(connection, _Refusal(status, _code_for(status),
                                                         f"the request is not valid HTTP/1.1: {error}"))
                 return
             except TimeoutError:
