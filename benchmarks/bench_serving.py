@@ -1,11 +1,13 @@
 """Serving under abuse: four tablets playing while other clients hold 200 event streams, 50 camera
 streams and 300 idle or half-sent connections open.
 
-    .venv/bin/python benchmarks/bench_serving.py [--seconds 20] [--runs 1] [--phases reference,one,spread]
+    .venv/bin/python benchmarks/bench_serving.py [--seconds 20] [--runs 1] [--phases idle,reference,one,spread]
+                                                 [--server-cpu 0.2]
 
 It starts the real `yacht-table serve` (demo camera replaying samples/, a fresh data directory) on a
 free loopback port and runs, for each of `--runs`:
 
+- idle: nobody connected, for 5 s: the table's own cost (the demo camera's frames read and shown);
 - reference: the four tablets alone (each from its own address, 127.0.0.2-5) for --seconds / 2;
 - one: the abuse all from one address (127.0.0.9), as the issue tried it, for --seconds;
 - spread: the same abuse spread over 550 addresses (127.0.1.x-127.0.3.x), as many devices would
@@ -20,7 +22,11 @@ streams, and reopens whatever the server closes (at most 100 a second).
 
 Printed per phase: tablet requests, p50/p95/max latency in ms, errors, the abusive connections open
 at the end and how many were closed by the server, and the server process's CPU use (share of one
-core) and resident memory. Loopback only; the whole run stops by itself within about
+core) and resident memory.
+
+--server-cpu F runs the server in a cgroup (v1 cpu controller; needs root) allowed F of one core's
+time, every 10 ms: a stand-in for a slower machine (0.2 for a Raspberry Pi 4-class board, about
+five times slower a core, but here with one core instead of four: a pessimistic stand-in). Loopback only; the whole run stops by itself within about
 runs x (2.5 x seconds + 15) seconds plus the server's start.
 """
 
@@ -67,13 +73,16 @@ def free_port() -> int:
 class ServerProcess:
     """`yacht-table serve` in a child process, with its CPU time and memory read from /proc."""
 
-    def __init__(self, data_dir: str):
+    def __init__(self, data_dir: str, cpu_share: float | None = None):
         self.port = free_port()
+        self.cgroup: Path | None = None
         command = [sys.executable, "-m", "webui.cli", "serve", "--host", "127.0.0.1",
                    "--port", str(self.port), "--camera", f"replay:{ROOT / 'samples' / 'images'}",
                    "--data-dir", data_dir]
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
+        if cpu_share is not None:
+            self.limit_cpu(cpu_share)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -86,6 +95,14 @@ class ServerProcess:
                 time.sleep(0.2)
         self.stop()
         raise RuntimeError("the table did not start within 60 s")
+
+    def limit_cpu(self, share: float) -> None:
+        self.cgroup = Path(f"/sys/fs/cgroup/cpu/yacht-bench-{os.getpid()}")
+        self.cgroup.mkdir()
+        period = 10_000
+        (self.cgroup / "cpu.cfs_period_us").write_text(str(period))
+        (self.cgroup / "cpu.cfs_quota_us").write_text(str(round(share * period)))
+        (self.cgroup / "cgroup.procs").write_text(str(self.process.pid))
 
     def cpu_seconds(self) -> float:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -104,6 +121,8 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.cgroup is not None:
+            self.cgroup.rmdir()
 
 
 @dataclass
@@ -306,7 +325,7 @@ def measure(server: ServerProcess, tablets: list[Tablet], name: str, seconds: fl
         "p50": percentile(latencies, 0.5) * 1000 if latencies else float("nan"),
         "p95": percentile(latencies, 0.95) * 1000 if latencies else float("nan"),
         "max": max(latencies) * 1000 if latencies else float("nan"),
-        "errors": errors, "cpu": cpu_share, "rss": server.resident_mb(),
+        "errors": errors, "cpu": cpu_share, "rss": server.resident_mb(), "seconds": seconds,
         "open": abuser.open_count() if abuser else None,
         "closed": abuser.closed_by_server if abuser else None,
     }
@@ -316,18 +335,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each abuse phase")
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--phases", default="reference,one,spread")
+    parser.add_argument("--phases", default="idle,reference,one,spread")
+    parser.add_argument("--server-cpu", type=float, help="share of one core the server may use")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
     spread = [f"127.0.{1 + n // 250}.{1 + n % 250}" for n in range(EVENT_STREAMS + CAMERA_STREAMS + IDLE + HALF_SENT)]
-    phases = {"reference": None, "one": [ABUSER_ADDRESS], "spread": spread}
+    phases = {"idle": None, "reference": None, "one": [ABUSER_ADDRESS], "spread": spread}
     rows: list[dict] = []
     with tempfile.TemporaryDirectory() as data_dir:
-        server = ServerProcess(data_dir)
+        server = ServerProcess(data_dir, args.server_cpu)
         try:
             for run in range(args.runs):
                 for name in args.phases.split(","):
+                    if name == "idle":
+                        rows.append(measure(server, [], name, AFTERMATH_SECONDS, None))
+                        continue
                     seconds = args.seconds / 2 if name == "reference" else args.seconds
                     rows += run_phase(server, name, seconds, phases[name], seed=run * 100)
         finally:
@@ -342,13 +365,19 @@ def main() -> int:
     by_phase: dict[str, list[float]] = {}
     for row in rows:
         by_phase.setdefault(row["phase"], []).append(row["p95"])
+    idle = [row for row in rows if row["phase"] == "idle"]
+    reference_rows = [row for row in rows if row["phase"] == "reference"]
+    if idle and reference_rows:
+        per_request = statistics.median(
+            (row["cpu"] - idle[0]["cpu"]) * row["seconds"] / row["requests"] * 1000 for row in reference_rows)
+        print(f"server CPU per tablet request (reference less idle): {per_request:.2f} ms")
     if args.runs > 1:
         print("median p95 over runs: " + ", ".join(
             f"{name} {statistics.median(values):.1f} ms" for name, values in by_phase.items()))
     reference = statistics.median(by_phase.get("reference", [float("nan")]))
     print("p95 against the tablets alone: " + ", ".join(
         f"{name} x{statistics.median(values) / reference:.2f}" for name, values in by_phase.items()
-        if name != "reference"))
+        if name not in ("reference", "idle")))
     return 0
 
 

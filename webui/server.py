@@ -441,6 +441,11 @@ class TableServer:
             connection.writer.write(data)
 
     async def _drain(self, connection: _Connection) -> None:
+        transport = connection.writer.transport
+        if transport.is_closing():
+            raise ConnectionResetError("the connection is closed")
+        if not transport.get_write_buffer_size():
+            return  # all handed to the kernel already: no need for a timer
         async with asyncio.timeout(self.limits.send_seconds):
             await connection.writer.drain()
 
