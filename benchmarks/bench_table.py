@@ -4,7 +4,7 @@
 
 1. Latency: the generated two-throw sequence (samples/sequences/two_throws) is fed frame by frame
    into the table loop at its recorded times, over and over, with one client listening on
-   /api/events through a real waitress server. For each throw the detector reports, the time runs
+   /api/events through the table's own server (webui.server). For each throw the detector reports, the time runs
    from the moment the settling frame enters `TableLoop.process` to the moment the client has the
    event carrying that reading. Printed: median and p95, and the same for `read_dice` alone on the
    same frames (the reference: what is left is the table's own cost).
@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import cv2
-import waitress
 
 from hardware.fake_camera import FakeCamera
 from scorer.actions import Roll
@@ -33,6 +32,7 @@ from scorer.advisor import Advisor
 from vision import read_dice
 from webui.app import create_app
 from webui.engine import NewGame, Settings, open_engine
+from webui.server import serving_in_thread
 
 SEQUENCE = Path(__file__).resolve().parent.parent / "samples" / "sequences" / "two_throws"
 
@@ -43,13 +43,14 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 class Server:
+    """The table's own HTTP server on a background thread, as `yacht-table serve` runs it."""
+
     def __init__(self, app):
-        self.server = waitress.create_server(app, host="127.0.0.1", port=0, threads=24)
-        self.port = self.server.effective_port
-        threading.Thread(target=self.server.run, daemon=True).start()
+        self._serving = serving_in_thread(app)
+        self.port = self._serving.__enter__().port
 
     def close(self):
-        self.server.close()
+        self._serving.__exit__(None, None, None)
 
 
 class EventListener(threading.Thread):

@@ -6,17 +6,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
-
-import waitress
 
 from scorer import CATEGORIES
 from scorer.advisor import Advisor
 from webui.app import EXTENSION, create_app
 from webui.engine import Engine, Settings, open_engine
+from webui.server import serving_in_thread
 
 
 @functools.lru_cache(maxsize=1)
@@ -75,17 +73,14 @@ class TableClient:
 
 
 @contextlib.contextmanager
-def served(app, threads: int = 8):
-    """`app` behind a real waitress server on a free local port; yields its base URL."""
-    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=threads)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+def served(app):
+    """`app` behind the table's own HTTP server (webui.server) on a free local port; yields its
+    base URL. The table is shut down afterwards."""
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        with serving_in_thread(app, live_ended=app.extensions[EXTENSION].end_streams) as server:
+            yield f"http://127.0.0.1:{server.port}"
     finally:
         shutdown(app)
-        server.close()
-        server.task_dispatcher.shutdown(timeout=2)
 
 
 def http_json(method: str, url: str, body=None, timeout: float = 10.0) -> tuple[int, dict]:

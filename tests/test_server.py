@@ -17,7 +17,7 @@ from flask import Flask, Response, request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webui.events import Broadcaster
+from webui.engine.events import Broadcaster
 from webui.live import LiveStream
 from webui.server import Limits, serving_in_thread
 

@@ -11,7 +11,6 @@ import hashlib
 import json
 import logging
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +38,7 @@ from .engine import (
 from .engine.events import Broadcaster
 from .engine.export import game_csv
 from .i18n import LANGUAGES, all_catalogs
+from .live import LiveStream
 
 log = logging.getLogger(__name__)
 
@@ -302,7 +302,9 @@ def stats():
 
 @api.get("/events")
 def events():
-    response = Response(sse_stream(_engine().table.broadcaster), mimetype="text/event-stream")
+    # direct_passthrough: the server gets the LiveStream itself, to follow it on its event loop
+    response = Response(sse_stream(_engine().table.broadcaster), mimetype="text/event-stream",
+                        direct_passthrough=True)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
@@ -313,7 +315,7 @@ def camera_stream():
     preview = _engine().preview
     if preview is None:
         return error_response(404, "no_camera", "no camera is configured for this table")
-    response = Response(mjpeg_stream(preview),
+    response = Response(mjpeg_stream(preview), direct_passthrough=True,
                         mimetype=f"multipart/x-mixed-replace; boundary={MJPEG_BOUNDARY}")
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -335,39 +337,37 @@ def sse_event(version: int, text: str) -> str:
     return f"id: {version}\nevent: state\ndata: {text}\n\n"
 
 
-def sse_stream(broadcaster: Broadcaster, keep_alive: float = KEEP_ALIVE_SECONDS) -> Iterator[str]:
-    """The text of an event stream: the current state at once, then every change, with a comment
-    line whenever `keep_alive` seconds pass in silence so proxies and idle timeouts keep it open."""
-    version, text = broadcaster.latest()
-    yield f"retry: {RECONNECT_MILLISECONDS}\n" + sse_event(version, text)
-    while not broadcaster.closed:
-        newer = broadcaster.wait_newer(version, keep_alive)
-        if newer is None:
-            if broadcaster.closed:
-                return
-            yield ": keep-alive\n\n"
-        else:
-            version, text = newer
-            yield sse_event(version, text)
+def _sse_opening(version: int, text: str) -> bytes:
+    return (f"retry: {RECONNECT_MILLISECONDS}\n" + sse_event(version, text)).encode()
 
 
-def _mjpeg_part(jpeg: bytes) -> bytes:
+def _sse_change(version: int, text: str) -> bytes:
+    return sse_event(version, text).encode()
+
+
+def _sse_keep_alive(version: int, text: str) -> bytes:
+    return b": keep-alive\n\n"
+
+
+def sse_stream(broadcaster: Broadcaster, keep_alive: float = KEEP_ALIVE_SECONDS) -> LiveStream:
+    """The event stream: the current state at once, then every change, with a comment line whenever
+    `keep_alive` seconds pass in silence so proxies and idle timeouts keep it open."""
+    return LiveStream("events", broadcaster, opening=_sse_opening, change=_sse_change,
+                      idle=_sse_keep_alive, idle_seconds=keep_alive)
+
+
+def _mjpeg_part(version: int, jpeg: bytes | None) -> bytes | None:
+    if jpeg is None:
+        return None
     return (f"--{MJPEG_BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
             .encode() + jpeg + b"\r\n")
 
 
-def mjpeg_stream(preview: Broadcaster) -> Iterator[bytes]:
+def mjpeg_stream(preview: Broadcaster) -> LiveStream:
     """Each new preview frame once; the last one again every few seconds while the picture is still,
     so the connection is seen to be alive."""
-    version, jpeg = preview.latest()
-    if jpeg is not None:
-        yield _mjpeg_part(jpeg)
-    while not preview.closed:
-        newer = preview.wait_newer(version, MJPEG_REPEAT_SECONDS)
-        if newer is not None:
-            version, jpeg = newer
-        if jpeg is not None and not preview.closed:
-            yield _mjpeg_part(jpeg)
+    return LiveStream("camera", preview, opening=_mjpeg_part, change=_mjpeg_part, idle=_mjpeg_part,
+                      idle_seconds=MJPEG_REPEAT_SECONDS)
 
 
 # --- the tablet page -----------------------------------------------------------------------------
