@@ -201,7 +201,7 @@ class ReplayCamera(Camera):
         elif self._video is None:
             if position >= len(self._images) and not self.loop:
                 raise CameraDisconnected(f"{self.name} reached its last image")
-            image = self._load_image(self._images[position % len(self._images)])
+            image = self._readable_image(position)
         else:
             image = self._next_video_image()
         timestamp = self._pacer.wait(timeout)
@@ -212,9 +212,23 @@ class ReplayCamera(Camera):
     def _thrown_image(self, throws: int) -> np.ndarray:
         if throws == 0:
             if self._empty_tray is None:
-                self._empty_tray = empty_tray_like(self._load_image(self._images[0]))
+                self._empty_tray = empty_tray_like(self._readable_image(0))
             return self._empty_tray
-        return self._load_image(self._images[(throws - 1) % len(self._images)])
+        return self._readable_image(throws - 1)
+
+    def _readable_image(self, position: int) -> np.ndarray:
+        """The picture at `position` (counted round the list), skipping for good, and saying which,
+        any file that cannot be read, so one bad file never stops the pictures after it; CameraError
+        once none is left."""
+        while True:
+            path = self._images[position % len(self._images)]
+            try:
+                return self._load_image(path)
+            except CameraError as error:
+                self._images.remove(path)
+                if not self._images:
+                    raise CameraError(f"no picture left to replay in {self.path}: {error}") from None
+                log.warning("%s: skipping %s: %s", self.name, path.name, error)
 
     def _load_image(self, path: Path) -> np.ndarray:
         import cv2

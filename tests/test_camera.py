@@ -292,3 +292,14 @@ def test_the_repository_samples_replay_as_stills_and_as_throw_sequences():
         assert camera.fps == description["fps"] and camera.hold == 1
         assert camera.read().image.ndim == 3
         camera.close()
+
+
+def test_replay_skips_an_unreadable_image_says_which_and_goes_on(image_folder, caplog):
+    (image_folder / "b-broken.png").write_bytes(b"not a png")  # sorts first
+    camera = ReplayCamera(image_folder, fps=1000)
+    with caplog.at_level("WARNING", logger="hardware.camera"):
+        blues = [int(camera.read().image[0, 0, 0]) for _ in range(7)]
+    assert blues == [10, 90, 170, 10, 90, 170, 10]  # every readable picture, in order, looping
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 1 and "b-broken.png" in warnings[0]  # said once, then left out
+    assert camera.image_count == 3
