@@ -24,6 +24,7 @@ from .actions import Action, Undo
 from .game import Game, GameError
 
 SCHEMA_VERSION = 2
+_LEGACY_VERSIONS_PER_BOOT = 1_000_000
 DATABASE_NAME = "games.sqlite3"
 
 _SCHEMA_V2 = """
@@ -226,13 +227,20 @@ class GameStore:
                 self._require_game(game_id)
                 self._set_meta("current_game", str(game_id))
 
-    def next_boot(self) -> int:
-        """Count this start of the program; the table numbers its state versions from it so a
-        version seen before a restart is never mistaken for one after."""
+    def reserve_versions(self, count: int, after: int = 0) -> int:
+        """Set aside `count` state versions that no run of the table has used or will use again,
+        all above `after`, and return the first. The table asks again when it has used them, so
+        versions only ever grow, across restarts too, with one write per `count` changes."""
         with self._lock, self._transaction():
-            boots = int(self._get_meta("boots") or 0) + 1
-            self._set_meta("boots", str(boots))
-        return boots
+            reserved = self._get_meta("versions_reserved")
+            if reserved is None:
+                # Before reservations, each start numbered its versions from (starts) x 1,000,000.
+                start = (int(self._get_meta("boots") or 0) + 1) * _LEGACY_VERSIONS_PER_BOOT
+            else:
+                start = int(reserved)
+            start = max(start, after + 1)
+            self._set_meta("versions_reserved", str(start + count))
+        return start
 
     # --- reading -----------------------------------------------------------------------------
 

@@ -99,13 +99,22 @@ def test_resume_and_unknown_game(store):
     assert store.current_game_id() == first_id
 
 
-def test_boots_count_up_across_reopens(tmp_path):
+def test_reserved_versions_never_overlap_across_reopens(tmp_path):
     store = GameStore.in_data_dir(tmp_path)
-    assert store.next_boot() == 1
+    first = store.reserve_versions(10)
+    assert store.reserve_versions(10) == first + 10
+    assert store.reserve_versions(10, after=first + 500) == first + 501  # past what was used
     store.close()
     reopened = GameStore.in_data_dir(tmp_path)
-    assert reopened.next_boot() == 2
+    assert reopened.reserve_versions(10) == first + 511
     reopened.close()
+
+
+def test_a_database_from_before_reservations_starts_above_its_last_start(tmp_path):
+    store = GameStore.in_data_dir(tmp_path)
+    store._db.execute("INSERT INTO meta (key, value) VALUES ('boots', '3')")
+    assert store.reserve_versions(10) == 4_000_000  # the old scheme's next start
+    store.close()
 
 
 def _write_v1_database(path, games):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,9 +32,10 @@ from .views import Advisor, GameViews
 
 log = logging.getLogger(__name__)
 
-# Versions are numbered from the program's start count, so a tablet holding a version from before a
-# restart is refused rather than matched by chance against a new state.
-VERSIONS_PER_BOOT = 1_000_000
+# Versions are set aside on disk this many at a time (GameStore.reserve_versions): a version is never
+# issued twice, across restarts too, so a tablet holding one from before a restart is refused rather
+# than matched by chance against a new state; and the disk is written once per this many changes.
+VERSION_BLOCK = 10_000
 
 
 class NoQuestionError(ConflictError):
@@ -119,7 +121,8 @@ class Table:
         self.session = session
         self._lock = threading.RLock()
         self._views = GameViews(advisor)
-        self._version = session.store.next_boot() * VERSIONS_PER_BOOT
+        self._version = session.store.reserve_versions(VERSION_BLOCK)
+        self._reserved_until = self._version + VERSION_BLOCK
         # The version of the last change to the game itself. A write made against any version since
         # is still about the game the player saw: a camera status flicker in between does not
         # make it stale, a roll, record or undo does.
@@ -360,6 +363,8 @@ class Table:
                 "roll": game.roll_number, "dice": None if game.dice is None else list(game.dice)}
 
     def _changed(self, game: bool = True) -> None:
+        if self._version + 1 >= self._reserved_until:
+            self._reserve_versions()
         self._version += 1
         if game:
             self._game_version = self._version
@@ -367,6 +372,17 @@ class Table:
         self.broadcaster.publish(self._version, self._state_text)
         if game:
             self._tell_game_listeners()
+
+    def _reserve_versions(self) -> None:
+        try:
+            start = self.session.store.reserve_versions(VERSION_BLOCK, after=self._version)
+        except sqlite3.Error as error:
+            # The change itself is already made (a game change was journaled first); the versions go on
+            # past the reservation, and the next block is asked for at the next change.
+            log.warning("could not set aside state versions on disk: %s", error)
+            return
+        self._version = start - 1
+        self._reserved_until = start + VERSION_BLOCK
 
     def _tell_game_listeners(self) -> None:
         active = self.game_active
