@@ -56,6 +56,18 @@ class StoreError(RuntimeError):
     replay). Raised instead of guessing, so nothing on disk is overwritten."""
 
 
+class DamagedJournalError(StoreError):
+    """One row of a game's journal does not replay. `valid` is the game as the rows before it
+    leave it (None when the bad row is the start), so that part can still be shown."""
+
+    def __init__(self, game_id: int, row_id: int, kind: str, reason: str, valid: Game | None, rows_before: int):
+        super().__init__(f"game {game_id}'s journal row {row_id} ({kind}) does not replay: {reason}; "
+                         f"the {rows_before} row{'s' if rows_before != 1 else ''} before it do")
+        self.game_id = game_id
+        self.row_id = row_id
+        self.valid = valid
+
+
 class UnknownGameError(KeyError):
     """No game with that id."""
 
@@ -257,7 +269,7 @@ class GameStore:
                 "SELECT id, kind, action FROM journal WHERE game_id = ? ORDER BY id", (game_id,)
             ).fetchall()
         game: Game | None = None
-        for row_id, kind, action_text in rows:
+        for position, (row_id, kind, action_text) in enumerate(rows):
             try:
                 action = json.loads(action_text)
                 if kind == "start":
@@ -269,7 +281,8 @@ class GameStore:
                 else:
                     game.apply(action)
             except (GameError, KeyError, TypeError, json.JSONDecodeError) as error:
-                raise StoreError(f"game {game_id}, journal row {row_id} ({kind}) does not replay: {error}") from None
+                # A refused action leaves the game as it was: `game` is what the rows before replay to.
+                raise DamagedJournalError(game_id, row_id, kind, str(error), game, position) from None
         if game is None:
             raise StoreError(f"game {game_id} has no start row in the journal")
         return game

@@ -37,6 +37,18 @@ class ConflictError(TableError):
     """A well-formed request that the table's state refuses now."""
 
 
+class DamagedGameError(ConflictError):
+    """A game whose journal has a row that does not replay: it cannot be resumed. `valid` is the
+    game the rows before that one make; its view goes in the details as "game", for the page to
+    show with the refusal."""
+
+    code = "game_damaged"
+
+    def __init__(self, message: str, field: str | None = None, valid: object = None):
+        super().__init__(message, field)
+        self.valid = valid
+
+
 class NotFoundError(TableError):
     """The request names something the table does not have."""
 

@@ -14,10 +14,10 @@ from scorer import Game
 from scorer.actions import Action, Correct, Undo
 from scorer.game import InvalidPlayersError, NoRollError
 from scorer.rules import validate_die
-from scorer.store import GameStore, GameSummary, StoreError, UnknownGameError
+from scorer.store import DamagedJournalError, GameStore, GameSummary, StoreError, UnknownGameError
 
 from .actions import CorrectDie, GameAction, NewGame, Resume, Throw
-from .errors import FinishedGameError, InvalidFieldError, NoGameError, UnknownGameIdError
+from .errors import DamagedGameError, FinishedGameError, InvalidFieldError, NoGameError, UnknownGameIdError
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,8 @@ class GameSession:
             return self.store.load(game_id)
         except UnknownGameError as error:
             raise UnknownGameIdError(str(error), field) from None
+        except DamagedJournalError as error:
+            raise DamagedGameError(f"{error}; it cannot be resumed, only looked at", field, error.valid) from None
 
     def past_games(self) -> list[GameSummary]:
         return self.store.list_games()

@@ -24,7 +24,7 @@ from scorer.stats import player_stats
 from scorer.store import now_iso
 
 from .actions import ChooseThrow, TableAction
-from .errors import ConflictError, InvalidFieldError, StaleVersionError
+from .errors import ConflictError, DamagedGameError, InvalidFieldError, StaleVersionError
 from .events import Broadcaster
 from .export import game_record
 from .session import GameSession
@@ -156,7 +156,13 @@ class Table:
         with self._lock:
             if game_id == self.session.game_id and self.session.game is not None:
                 return self._live_view()
-        game = self.session.load(game_id)
+        try:
+            game = self.session.load(game_id)
+        except DamagedGameError as damaged:
+            if isinstance(damaged.valid, Game):  # the part that replays, shown with the refusal
+                with self._lock:
+                    damaged.details = {"game": self._views.view(game_id, damaged.valid)}  # type: ignore[arg-type]
+            raise
         with self._lock:  # the advice and cost caches are shared with the live game
             return self._views.view(game_id, game)  # type: ignore[arg-type]  # load checked it
 
