@@ -11,10 +11,13 @@ leaves the database as it was before that transaction.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
+import stat
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,6 +71,33 @@ class DamagedJournalError(StoreError):
         self.valid = valid
 
 
+class StorageFullError(StoreError):
+    """The disk holding the database is full: nothing of the change was saved (the game is as it
+    was), and the next change succeeds once there is room again."""
+
+    code = "storage_full"
+
+
+class StorageReadOnlyError(StoreError):
+    """The database, or a file SQLite keeps beside it, cannot be written by this program."""
+
+    code = "storage_read_only"
+
+
+def database_files(path: Path) -> list[Path]:
+    """The database and the files SQLite keeps beside it in WAL mode."""
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+
+
+def unwritable(paths: list[Path], writable: Callable[[Path], bool] = _writable) -> list[Path]:
+    """Those of `paths` that exist and this process cannot write."""
+    return [path for path in paths if path.exists() and not writable(path)]
+
+
 class UnknownGameError(KeyError):
     """No game with that id."""
 
@@ -116,6 +146,7 @@ class GameStore:
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._refuse_unwritable_files()
         # Autocommit mode: every write below opens its own explicit transaction.
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
@@ -152,6 +183,19 @@ class GameStore:
             return 0
         row = self._db.execute("SELECT version FROM schema_version").fetchone()
         return row[0] if row else 0
+
+    def _refuse_unwritable_files(self) -> None:
+        """Checked before SQLite opens a database it could not write: it would create the -wal and
+        -shm files read-only like the database, and they would go on refusing once the database
+        itself was mended. Such files left by an earlier start are mended here when they are ours."""
+        database, *beside = database_files(self.path)
+        if not unwritable([database]):
+            for path in unwritable(beside):
+                with contextlib.suppress(OSError):  # not ours to change: named below instead
+                    os.chmod(path, stat.S_IMODE(database.stat().st_mode))
+        refused = unwritable(database_files(self.path) + [self.path.parent])
+        if refused:
+            raise StorageReadOnlyError(read_only_message(refused))
 
     def _refuse_newer_schema(self) -> None:
         version = self._schema_version()
@@ -308,7 +352,7 @@ class GameStore:
     # --- internals -----------------------------------------------------------------------------
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.path)
 
     def _insert_row(self, game_id: int, kind: str, action: Mapping[str, Any], at: str | None = None) -> None:
         self._db.execute(
@@ -344,17 +388,61 @@ class GameStore:
         )
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back if the body raises."""
+def read_only_message(paths: list[Path]) -> str:
+    names = ", ".join(str(path) for path in paths)
+    user = _user_name()
+    return (f"the games database cannot be written: {names} "
+            f"{'is' if len(paths) == 1 else 'are'} read-only for {user}; make "
+            f"{'it' if len(paths) == 1 else 'them'} writable (chmod u+w, or sudo chown {user}) and "
+            "start the table again")
 
-    def __init__(self, db: sqlite3.Connection):
+
+def _user_name() -> str:
+    try:
+        import pwd  # Unix only, as the table is
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return "this user"
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back if the body raises; a full or read-only disk comes
+    out as StorageFullError or StorageReadOnlyError."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path):
         self._db = db
+        self._path = path
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            fault = self._fault(error)
+            if fault is None:
+                raise
+            raise fault from error
 
     def __exit__(self, kind, error, traceback) -> None:
         if kind is None:
-            self._db.execute("COMMIT")
-        else:
+            try:
+                self._db.execute("COMMIT")
+                return
+            except sqlite3.Error as commit_error:
+                error = commit_error
+        with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
             self._db.execute("ROLLBACK")
+        fault = self._fault(error) if isinstance(error, sqlite3.Error) else None
+        if fault is not None:
+            raise fault from error
+        if kind is None:
+            raise error  # a failed COMMIT of another kind
+
+    def _fault(self, error: sqlite3.Error) -> StoreError | None:
+        code = getattr(error, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_FULL:
+            return StorageFullError(f"the disk holding {self._path} is full: this change was not saved "
+                                    "(the game is as it was); free some space and try again")
+        if code is not None and code & 0xFF == sqlite3.SQLITE_READONLY:
+            return StorageReadOnlyError(read_only_message(unwritable(database_files(self._path)) or [self._path]))
+        return None

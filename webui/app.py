@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 from scorer.actions import Correct, Hold, Record, Undo
 from scorer.game import MAX_NAME_LENGTH, MAX_PLAYERS, InvalidInputError, StateConflictError
 from scorer.rules import CATEGORIES
+from scorer.store import StorageFullError, StorageReadOnlyError
 
 from . import security
 from .engine import (
@@ -56,6 +57,8 @@ STATUS_OF_REFUSAL: tuple[tuple[type[Exception], int], ...] = (
     (NotFoundError, 404),
     (ConflictError, 409),
     (StateConflictError, 409),
+    (StorageFullError, 507),  # the table's own disk: nothing the tablet can change, said plainly
+    (StorageReadOnlyError, 503),
 )
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 

@@ -21,7 +21,7 @@ from scorer import CATEGORIES, Game
 from scorer.actions import Hold, Roll
 from scorer.holds import HoldError, KeptChoice, throw_choices
 from scorer.stats import player_stats
-from scorer.store import now_iso
+from scorer.store import StoreError, now_iso
 
 from .actions import ChooseThrow, TableAction
 from .errors import ConflictError, DamagedGameError, InvalidFieldError, StaleVersionError
@@ -382,7 +382,7 @@ class Table:
     def _reserve_versions(self) -> None:
         try:
             start = self.session.store.reserve_versions(VERSION_BLOCK, after=self._version)
-        except sqlite3.Error as error:
+        except (StoreError, sqlite3.Error) as error:
             # The change itself is already made (a game change was journaled first); the versions go on
             # past the reservation, and the next block is asked for at the next change.
             log.warning("could not set aside state versions on disk: %s", error)
