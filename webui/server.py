@@ -79,14 +79,13 @@ class _Client:
 
 
 class _Connection:
-    def __init__(self, server: TableServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 address: str, port: int):
-        self.server = server
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str, port: int,
+                 max_header_bytes: int):
         self.reader = reader
         self.writer = writer
         self.address = address
         self.port = port
-        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=server.limits.max_header_bytes)
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=max_header_bytes)
         self.answered = 0  # requests answered on this connection
 
     def close(self) -> None:
@@ -160,7 +159,7 @@ class TableServer:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername") or ("", 0)
         address = str(peer[0]).removeprefix("::ffff:")
-        connection = _Connection(self, reader, writer, address, int(peer[1]))
+        connection = _Connection(reader, writer, address, int(peer[1]), self.limits.max_header_bytes)
         if not self._admit(connection):
             writer.transport.abort()
             return
@@ -537,7 +536,7 @@ def _has_partial(connection: _Connection) -> bool:
 
 
 def _code_for(status: int) -> str:
-    return {431: "headers_too_large", 414: "uri_too_long"}.get(status, "bad_request")
+    return "headers_too_large" if status == 431 else "bad_request"
 
 
 def _raw_response(response: h11.Response, body: bytes) -> bytes:
