@@ -79,12 +79,19 @@ def get_json(server, path: str, source: str = "127.0.0.2") -> tuple[int, dict]:
 
 
 def read_until_closed(sock: socket.socket, limit: float = 5.0) -> tuple[bytes, float]:
-    """Everything the server sends until it closes the connection, and how long that took."""
+    """Everything the server sends until it closes the connection, and how long that took; a
+    TimeoutError if it is still open after `limit` seconds (a live stream keeps sending)."""
     started = time.monotonic()
-    sock.settimeout(limit)
     received = b""
     try:
-        while chunk := sock.recv(65536):
+        while True:
+            left = limit - (time.monotonic() - started)
+            if left <= 0:
+                raise TimeoutError(f"still open after {limit} s: {received[-200:]!r}")
+            sock.settimeout(left)
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
             received += chunk
     except ConnectionResetError:
         pass
