@@ -25,9 +25,11 @@ at the end and how many were closed by the server, and the server process's CPU 
 core) and resident memory.
 
 --server-cpu F runs the server in a cgroup (v1 cpu controller; needs root) allowed F of one core's
-time, every 10 ms: a stand-in for a slower machine (0.2 for a Raspberry Pi 4-class board, about
-five times slower a core, but here with one core instead of four: a pessimistic stand-in). Loopback only; the whole run stops by itself within about
-runs x (2.5 x seconds + 15) seconds plus the server's start.
+time, every 10 ms: a stand-in for a slower machine (0.2 for a Raspberry Pi 4-class board, about five
+times slower a core, but here with one core instead of four: a pessimistic stand-in).
+
+Loopback only; the whole run stops by itself within about runs x (2.5 x seconds + 20) seconds plus
+the server's start.
 """
 
 from __future__ import annotations
