@@ -303,3 +303,16 @@ def test_replay_skips_an_unreadable_image_says_which_and_goes_on(image_folder, c
     warnings = [record.getMessage() for record in caplog.records]
     assert len(warnings) == 1 and "b-broken.png" in warnings[0]  # said once, then left out
     assert camera.image_count == 3
+
+
+def test_a_demo_throw_skips_an_unreadable_picture_too(image_folder, caplog):
+    (image_folder / "frame_000b.png").write_bytes(b"not a png")  # between the first two throws
+    throws = camera_module.ThrowRequests()
+    camera = ReplayCamera(image_folder, fps=1000, throws=throws)
+    blues = []
+    with caplog.at_level("WARNING", logger="hardware.camera"):
+        for _ in range(4):
+            throws.request()
+            blues.append(int(camera.read().image[0, 0, 0]))
+    assert blues == [10, 90, 170, 10]
+    assert any("frame_000b.png" in record.getMessage() for record in caplog.records)
