@@ -8,7 +8,7 @@ import re
 import pytest
 
 from .conftest import PHONE, record_measurement, screenshot
-from .test_tablet import enter_roll_by_taps, record_by_taps
+from .test_tablet import LOW_CONTRAST, enter_roll_by_taps, record_by_taps
 
 expect = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright").expect
 
@@ -81,10 +81,14 @@ def test_language_and_theme_are_changed_during_a_game(table, open_page):
     page.locator('#menu-themes [data-theme="dark"]').tap()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     screenshot(page, "phone-menu-dark-fr")
+    assert page.evaluate(LOW_CONTRAST, 4.5) == []
     page.locator("#dialog-menu").get_by_role("button", name="Fermer").tap()
     expect(page.locator("#screen-game")).to_be_visible()  # still the game, mid-turn
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(14, 19, 16)"
+    page.locator("#manual-roll").tap()  # the keypad in the dark
+    assert page.evaluate(LOW_CONTRAST, 4.5) == []
+    page.keyboard.press("Escape")
 
     page.reload()  # both are remembered on this tablet
     expect(page.locator('#sheet tr[data-row="choice"] th')).to_have_text("Chance")

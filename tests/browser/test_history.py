@@ -12,7 +12,7 @@ import pytest
 from scorer import CATEGORIES
 
 from .conftest import PHONE, screenshot
-from .test_tablet import go_to
+from .test_tablet import LOW_CONTRAST, go_to
 
 expect = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright").expect
 
@@ -46,6 +46,9 @@ def test_a_finished_game_shows_its_turns_and_is_kept_as_a_file(table, open_page)
     expect(page.locator("#over-turns td", has_text="the same").first).to_be_visible()  # e.g. Sixes with 6 6 6 6 6
     expect(page.locator("#over-turns .turns-head")).to_contain_text("Finished ")
     screenshot(page, "tablet-game-over-turns")
+    for theme in ("light", "dark"):
+        page.evaluate(f"setTheme('{theme}')")
+        assert page.evaluate(LOW_CONTRAST, 4.5) == [], theme
 
     with page.expect_download() as download:
         page.locator('#over-turns [data-export="csv"]').click()
