@@ -45,3 +45,23 @@ def test_the_report_counts_each_condition_with_and_alone():
     assert lines["wood tray"].split()[2] == "2"
     assert lines["wood tray alone"].split()[3] == "0"
     assert "cocked read as flat 1/1" in lines["cocked dice"]
+
+
+def test_only_pictures_whose_dice_are_all_large_enough_are_read_with_min_die(tmp_path):
+    import cv2
+    import numpy as np
+
+    from tools.render.labels import prepare_folder, truth, write_labels
+    from tools.render.measure import read_folder
+    from tools.render.plan import plan_scene
+
+    prepare_folder(tmp_path)
+    sizes = {}
+    for seed in (1, 2, 3, 4):
+        label = truth(plan_scene(seed), f"render_{seed:06d}.jpg")
+        cv2.imwrite(str(tmp_path / "images" / label["image"]), np.full((480, 640, 3), 120, np.uint8))
+        write_labels(tmp_path, label)
+        sizes[seed] = label["conditions"]["die_px"]
+    threshold = sorted(sizes.values())[2]
+    assert len(read_folder(tmp_path, with_tray=False)) == 4
+    assert len(read_folder(tmp_path, with_tray=True, min_die=threshold)) == sum(v >= threshold for v in sizes.values())

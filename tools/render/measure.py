@@ -6,7 +6,8 @@ many dice it misses, and how many cocked dice it takes for flat ones.
 Each condition the reader issue names (wood tray, hard shadow, translucent dice, touching dice, camera
 tilted over 5 degrees, cocked dice) is counted twice: every picture that has it, and the pictures that
 have it alone (none of the other five); "plain" pictures have none of them. --tray gives the reader the
-tray's outline, as a calibrated table does.
+tray's outline, as a calibrated table does. --min-die 30 keeps only pictures whose dice are all at
+least 30 px across, the pictures the reader's targets are for.
 """
 
 from __future__ import annotations
@@ -74,10 +75,12 @@ def judge(label: dict, reading: Reading) -> Outcome:
                    len(counted), missed, cocked, as_flat)
 
 
-def read_folder(folder: Path, with_tray: bool) -> list[Outcome]:
+def read_folder(folder: Path, with_tray: bool, min_die: float = 0.0) -> list[Outcome]:
     outcomes = []
     for path in sorted((folder / "truth").glob("*.json")):
         label = json.loads(path.read_text())
+        if label["conditions"]["die_px"] < min_die:
+            continue
         image = cv2.imread(str(folder / "images" / label["image"]))
         if image is None:
             continue
@@ -125,8 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.render.measure", description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", type=Path, nargs="+")
     parser.add_argument("--tray", action="store_true", help="give the reader the tray's outline")
+    parser.add_argument("--min-die", type=float, default=0.0, metavar="PX",
+                        help="only pictures whose smallest die is at least PX across")
     args = parser.parse_args(argv)
-    outcomes = [o for folder in args.folders for o in read_folder(folder, args.tray)]
+    outcomes = [o for folder in args.folders for o in read_folder(folder, args.tray, args.min_die)]
     if not outcomes:
         print("no rendered pictures found", file=sys.stderr)
         return 1
