@@ -14,7 +14,7 @@ from hardware.supervisor import CameraState
 from scorer import CATEGORIES, GameError
 from scorer.actions import Record, Roll, Undo
 from vision.reading import Die, Reading
-from webui.engine import NewGame
+from webui.engine import CorrectDie, NewGame, Throw
 
 
 def camera_reading(values, status):
@@ -67,3 +67,24 @@ def test_camera_throws_mixed_with_taps_keep_the_game_and_its_journal_in_step(eve
                 assert rebuilt[key] == state["game"][key]
         finally:
             engine.close()
+
+
+def test_a_roll_typed_after_a_reading_says_the_reading_is_not_of_the_dice_shown(tmp_path):
+    engine = table_engine(tmp_path, camera="replay:test", start=False)
+    try:
+        table = engine.table
+        table.apply(table.version, NewGame(["Ana"]))
+
+        def camera() -> dict:
+            return json.loads(table.state_json())["camera"]
+
+        table.camera_reading(camera_reading([4, 4, 2], "unsure"))
+        assert camera()["typed_after_reading"] is False
+        table.apply(table.version, Throw([4, 4, 2, 1, 6]))  # typed on a tablet: the throw's answer
+        assert camera()["typed_after_reading"] is True
+        table.apply(table.version, CorrectDie(4, 5))  # a correction is no new roll: still typed
+        assert camera()["typed_after_reading"] is True
+        table.camera_reading(camera_reading([3, 3], "unsure"))  # a new throw is what it talks of
+        assert camera()["typed_after_reading"] is False
+    finally:
+        engine.close()

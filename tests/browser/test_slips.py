@@ -48,6 +48,7 @@ def test_no_camera_picture_beside_dice_typed_by_hand(table, open_page):
     page.locator("#manual-save").tap()
     expect(page.locator("#dice-source")).to_contain_text("Entered by hand")
     expect(thumbnail).to_be_hidden()
+    expect(page.locator("#camera-message")).to_be_hidden()  # nor its words about that throw
     long_press(page.locator('#dice [data-die="4"]'))  # a typed roll corrected is still typed
     page.locator('#die-choices [data-value="5"]').tap()
     expect(page.locator("#dice-source")).to_contain_text("Corrected by hand")

@@ -23,7 +23,7 @@ from scorer.holds import HoldError, KeptChoice, throw_choices
 from scorer.stats import player_stats
 from scorer.store import StoreError, now_iso
 
-from .actions import ChooseThrow, TableAction
+from .actions import ChooseThrow, TableAction, Throw
 from .errors import ConflictError, DamagedGameError, InvalidFieldError, StaleVersionError
 from .events import Broadcaster
 from .export import game_record
@@ -72,10 +72,14 @@ class CameraStatus:
     reading_counted: bool = False
     question: ThrowQuestion | None = None
     demo: bool = False  # the demo camera: sample pictures, one thrown each time a player asks
+    # A roll was typed on a tablet since this reading: the reading is not of the dice shown, and
+    # what it said is answered.
+    typed_after_reading: bool = False
     updated: str = field(default_factory=now_iso)
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.state.value, "source": self.source, "demo": self.demo, "message": self.message,
+                "typed_after_reading": self.typed_after_reading,
                 "notes": list(self.notes), "reading": self.reading,
                 "reading_counted": self.reading_counted,
                 "question": None if self.question is None else self.question.to_dict(),
@@ -213,10 +217,14 @@ class Table:
                 self._choose_throw(action.choice)
                 return
             self.session.apply(action)
+            typed = isinstance(action, Throw)
             if question is not None and isinstance(action, Hold) and question.reason == "which_kept":
                 self._camera_throw_answered(list(question.seen))
             elif question is not None:
-                self._set_camera(question=None, notes=(), message=None, changed_game=True)
+                self._set_camera(question=None, notes=(), message=None, changed_game=True,
+                                 typed_after_reading=typed or self._camera.typed_after_reading)
+            elif typed:
+                self._set_camera(typed_after_reading=True, changed_game=True)
             else:
                 self._changed()
 
@@ -270,7 +278,8 @@ class Table:
                                  notes=({"code": "same_throw"},), reading=reading.to_dict(),
                                  reading_counted=False, question=None)
             else:
-                self._camera = dataclasses.replace(self._camera, reading=reading.to_dict())
+                self._camera = dataclasses.replace(self._camera, reading=reading.to_dict(),
+                                                   typed_after_reading=False)
                 self._camera_throw_answered(dice)
             return self._camera.reading_counted
 
@@ -349,6 +358,8 @@ class Table:
     # --- internals -------------------------------------------------------------------------------
 
     def _set_camera(self, *, changed_game: bool = False, **changes: Any) -> None:
+        if "reading" in changes:  # a new reading (or none): no roll has been typed since it
+            changes.setdefault("typed_after_reading", False)
         self._camera = dataclasses.replace(self._camera, updated=now_iso(), **changes)
         self._changed(game=changed_game)
 

@@ -48,8 +48,6 @@ const page = {
   toastTimer: null,
   stillReading: null, // the reading (as JSON) whose picture the camera dialog shows
   thumbReading: null, // and the one the game screen's small picture shows
-  handRoll: null, // the last roll typed by hand (game, turn, roll number)
-  readingBeforeHand: null, // and the camera's reading when it was typed
 };
 
 // --- words ---------------------------------------------------------------------------------------
@@ -901,6 +899,8 @@ function renderCameraMessage(game, camera) {
   let tone = "info";
   if (page.connected === false) {
     text = null; // the top bar says the table is out of reach; what it last said of its camera may be old
+  } else if (camera.status !== "offline" && typedSinceReading(game, camera)) {
+    text = null;
   } else if (camera.status === "offline") {
     text = [cameraText(camera), t("cam_offline_help")].filter(Boolean).join(" · ");
     tone = "bad";
@@ -1185,18 +1185,18 @@ function followTheThrow() {
   if (showingStill && readingKey(page.state.camera) !== page.stillReading) showCameraPicture(false);
 }
 
+// Dice typed by hand after the camera's last throw are not that throw, and answer what it said of it:
+// neither its picture nor its words belong beside them (the table says whether a roll was typed since).
+function typedSinceReading(game, camera) {
+  return Boolean(camera.typed_after_reading) && game.dice_source !== "camera";
+}
+
 // The camera's last throw, small beside the dice, while it is the roll shown or what the camera's
 // message is about: a glance shows every die found and read (a tap shows it large).
 function renderCameraThumb(game, camera) {
   const thumb = $("camera-thumb");
   const shownKey = readingKey(camera);
-  // Dice typed by hand after a throw are not that throw: its picture beside them would say they were.
-  const rollKey = JSON.stringify([game.id, game.history.length, game.roll_number]);
-  if (game.dice_source === "manual" && page.handRoll !== rollKey) {
-    page.handRoll = rollKey;
-    page.readingBeforeHand = shownKey;
-  }
-  const typedAfter = game.dice_source !== "camera" && page.readingBeforeHand === shownKey;
+  const typedAfter = typedSinceReading(game, camera);
   const isTheRoll = camera.reading_counted && game.dice && game.dice_source !== "manual";
   const isTalkedAbout = camera.status === "unsure" || (camera.notes && camera.notes.length > 0);
   const reading = camera.reading && !typedAfter && (isTheRoll || isTalkedAbout) ? shownKey : null;
