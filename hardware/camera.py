@@ -23,7 +23,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 CHECKOUT_SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SAMPLES_PACKAGE = "yacht_table_samples"
 log = logging.getLogger(__name__)
+DICE_PER_THROW = 5  # a demo throw's dice when none are held
 
 
 def demo_samples_dir() -> Path:
@@ -125,20 +126,29 @@ def read_sequence(folder: Path) -> tuple[list[Path], float]:
 
 class ThrowRequests:
     """How many throws have been asked of a demo camera (the tablet's Throw button, the table's
-    button): shared by the camera the supervisor opens and whoever asks, across reopenings."""
+    button), and of how many dice the last one is: shared by the camera the supervisor opens and
+    whoever asks, across reopenings."""
 
     def __init__(self) -> None:
         self._count = 0
+        self._dice = DICE_PER_THROW
         self._lock = threading.Lock()
 
-    def request(self) -> None:
+    def request(self, dice: int = DICE_PER_THROW) -> None:
+        """Ask for a throw of `dice` dice: fewer than five while the others are held (0: all held)."""
         with self._lock:
             self._count += 1
+            self._dice = dice
 
     @property
     def count(self) -> int:
         with self._lock:
             return self._count
+
+    def latest(self) -> tuple[int, int]:
+        """The number of throws asked so far, and how many dice the last one is of."""
+        with self._lock:
+            return self._count, self._dice
 
 
 class ReplayCamera(Camera):
@@ -150,11 +160,14 @@ class ReplayCamera(Camera):
     the moving-then-still throw as it was recorded; `fps` and `hold` do not apply to it.
 
     With `throws` (a folder of images), a picture is a throw made only when asked: before the first
-    request an empty tray is shown, then the next picture at each request, held until the next.
+    request an empty tray is shown, then the next picture at each request, held until the next. A
+    request of fewer dice (the others held) shows the next of `fewer[dice]`, the pictures of that
+    many dice, so the held dice stay out of the throw as a player's would.
     """
 
     def __init__(self, path: str | Path, *, fps: float = 4.0, hold: int = 1, loop: bool = True,
                  throws: ThrowRequests | None = None, images: Sequence[Path] | None = None,
+                 fewer: Mapping[int, Sequence[Path]] | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
         if fps <= 0:
             raise ValueError(f"replay fps must be above 0, got {fps}")
@@ -182,6 +195,9 @@ class ReplayCamera(Camera):
         if throws is not None and (self._video is not None or (self.path / SEQUENCE_FILE).is_file()):
             raise CameraUnavailable(f"{self.path} is no folder of pictures to throw one at a time")
         self.throws = throws
+        self._fewer = {dice: list(pictures) for dice, pictures in (fewer or {}).items()}
+        self._fewer_shown: tuple[int, np.ndarray] | None = None  # a throw of fewer dice: its number, its picture
+        self._fewer_thrown = 0
         self._empty_tray: np.ndarray | None = None
         self.hold = hold
         self.fps = fps
@@ -197,7 +213,7 @@ class ReplayCamera(Camera):
             raise CameraDisconnected(f"{self.name} is closed")
         position = self._index // self.hold
         if self.throws is not None:
-            image = self._thrown_image(self.throws.count)
+            image = self._thrown_image(*self.throws.latest())
         elif self._video is None:
             if position >= len(self._images) and not self.loop:
                 raise CameraDisconnected(f"{self.name} reached its last image")
@@ -209,24 +225,36 @@ class ReplayCamera(Camera):
         self._index += 1
         return frame
 
-    def _thrown_image(self, throws: int) -> np.ndarray:
-        if throws == 0:
+    def _thrown_image(self, throws: int, dice: int) -> np.ndarray:
+        if throws == 0 or dice == 0:  # nothing thrown yet, or every die held
             if self._empty_tray is None:
                 self._empty_tray = empty_tray_like(self._readable_image(0))
             return self._empty_tray
+        if self._fewer.get(dice):
+            if self._fewer_shown is None or self._fewer_shown[0] != throws:
+                try:
+                    picture = self._readable_image(self._fewer_thrown, self._fewer[dice])
+                except CameraError:  # none of that many dice left: a throw of five still plays
+                    return self._readable_image(throws - 1)
+                self._fewer_thrown += 1
+                self._fewer_shown = (throws, picture)
+            return self._fewer_shown[1]
         return self._readable_image(throws - 1)
 
-    def _readable_image(self, position: int) -> np.ndarray:
-        """The picture at `position` (counted round the list), skipping for good, and saying which,
-        any file that cannot be read, so one bad file never stops the pictures after it; CameraError
-        once none is left."""
+    def _readable_image(self, position: int, images: list[Path] | None = None) -> np.ndarray:
+        """The picture at `position` (counted round `images`, by default all of them), skipping for
+        good, and saying which, any file that cannot be read, so one bad file never stops the
+        pictures after it; CameraError once none is left."""
+        images = self._images if images is None else images
         while True:
-            path = self._images[position % len(self._images)]
+            if not images:
+                raise CameraError(f"no picture left to replay in {self.path}")
+            path = images[position % len(images)]
             try:
                 return self._load_image(path)
             except CameraError as error:
-                self._images.remove(path)
-                if not self._images:
+                images.remove(path)
+                if not images:
                     raise CameraError(f"no picture left to replay in {self.path}: {error}") from None
                 log.warning("%s: skipping %s: %s", self.name, path.name, error)
 
@@ -260,14 +288,15 @@ class ReplayCamera(Camera):
             self._video.release()
 
 
-def demo_throw_images(folder: Path) -> list[Path]:
-    """The samples whose manifest.csv says five dice, read surely (every image without a manifest)."""
+def demo_throw_images(folder: Path, dice: int = DICE_PER_THROW) -> list[Path]:
+    """The samples whose manifest.csv says `dice` dice, read surely (without a manifest, every image
+    for five dice and none for fewer)."""
     manifest = folder / "manifest.csv"
     if not manifest.is_file():
-        return list_images(folder)
+        return list_images(folder) if dice == DICE_PER_THROW else []
     with manifest.open(newline="", encoding="utf-8") as file:
         rows = list(csv.DictReader(file))
-    fair = {row["image"] for row in rows if row["status"] == "ok" and len(row["values"].split("-")) == 5}
+    fair = {row["image"] for row in rows if row["status"] == "ok" and len(row["values"].split("-")) == dice}
     return [path for path in list_images(folder) if path.name in fair]
 
 
@@ -369,9 +398,13 @@ def open_camera(source: str, **options) -> Camera:
         return VideoCaptureCamera(spec.target, source=source, **_pick(options, ("width", "height")))
     if spec.kind == "demo":
         folder = demo_samples_dir()
-        # Thrown one at a time, each sample is a throw a player could make: five dice, all readable.
-        images = demo_throw_images(folder) if options.get("throws") is not None else None
-        camera = ReplayCamera(folder, images=images, **_pick(options, ("fps", "hold", "loop", "throws")))
+        # Thrown one at a time, each sample is a throw a player could make: all its dice readable.
+        images, fewer = None, None
+        if options.get("throws") is not None:
+            images = demo_throw_images(folder)
+            fewer = {dice: demo_throw_images(folder, dice) for dice in range(1, DICE_PER_THROW)}
+        camera = ReplayCamera(folder, images=images, fewer=fewer,
+                              **_pick(options, ("fps", "hold", "loop", "throws")))
         camera.source, camera.name = "demo", f"demo: a replay of {camera.image_count} sample throws"
         return camera
     assert spec.kind == "replay" and isinstance(spec.target, str)

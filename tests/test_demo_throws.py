@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
-from table_helpers import TableClient, shutdown, table_app, table_engine
+from table_helpers import TableClient, built_advisor, shutdown, table_app, table_engine
 
 from hardware.camera import ReplayCamera, ThrowRequests, demo_samples_dir, list_images, open_camera
+from scorer.actions import Hold
 from webui.app import EXTENSION
 from webui.engine import NotADemoError
+from webui.engine.actions import NewGame
 
 
 def test_a_demo_camera_shows_an_empty_tray_until_a_throw_is_asked_then_holds_each_throw():
@@ -96,3 +99,59 @@ def test_an_empty_tray_is_no_throw(tmp_path):
         assert (camera["status"], camera["notes"], camera["reading_counted"]) == ("live", [], False)
     finally:
         engine.close()
+
+
+def test_the_demo_throws_only_the_dice_not_held_and_the_held_ones_stay(tmp_path):
+    # The demo's samples are throws of five dice; with dice held it must throw only the others, or a
+    # demo table could never keep a die (five dice seen are told apart by place, holds aside).
+    engine = table_engine(tmp_path, camera="demo", advisor=built_advisor())
+    table = engine.table
+
+    def game_when(ready) -> dict:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            state = json.loads(table.state_json())
+            if ready(state):
+                return state["game"]
+            time.sleep(0.05)
+        raise AssertionError(f"the demo's throw never made the roll: {table.state_json()[:600]}")
+
+    try:
+        table.apply(table.version, NewGame(["Ana"]))
+        engine.throw()
+        first = game_when(lambda state: state["game"]["roll_number"] == 1)["dice"]
+        table.apply(table.version, Hold([0, 3]))
+        engine.throw()
+        game = game_when(lambda state: state["game"]["roll_number"] == 2)
+        assert [game["dice"][0], game["dice"][3]] == [first[0], first[3]]
+        assert game["history"] == [] and game["dice_confidence"][0] is None  # held out of view
+        assert table.session.game is not None and tuple(table.session.game.actions[-1].held) == (0, 3)
+    finally:
+        engine.close()
+
+
+def test_a_demo_camera_throws_a_picture_of_as_many_dice_as_asked():
+    throws = ThrowRequests()
+    camera = open_camera("demo", throws=throws, fps=1000)
+    empty = camera.read().image
+    manifest = {row.split(",")[0]: row.split(",")[1] for row in
+                (demo_samples_dir() / "manifest.csv").read_text().splitlines()[1:]}
+    for dice in (5, 3, 1, 4, 2, 5):
+        throws.request(dice)
+        picture = camera.read().image
+        matches = [name for name, values in manifest.items()
+                   if len(values.split("-")) == dice and _same_picture(picture, demo_samples_dir() / "images" / name)]
+        assert matches, f"no sample of {dice} dice shown"
+    throws.request(0)  # every die held: nothing is thrown
+    assert (camera.read().image == empty).all()
+
+
+def _same_picture(picture, path) -> bool:
+    import cv2
+
+    from hardware.camera import camera_picture
+
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    assert image is not None, path
+    sample = camera_picture(image, str(path))
+    return sample.shape == picture.shape and bool((sample == picture).all())

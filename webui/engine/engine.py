@@ -50,11 +50,11 @@ class Engine:
             self.loop.read_now()
 
     def throw(self) -> None:
-        """The demo camera shows its next sample throw (the tablet's Throw button); NotADemoError
-        for any other camera: real dice are thrown by hand."""
+        """The demo camera shows its next sample throw, of the dice not held (the tablet's Throw
+        button); NotADemoError for any other camera: real dice are thrown by hand."""
         if self.demo_throws is None:
             raise NotADemoError("only the demo camera throws when asked; this table's dice are thrown by hand")
-        self.demo_throws.request()
+        self.demo_throws.request(self.table.dice_to_throw())
 
     def attach_panel(self, panel: Any) -> None:
         """The table's GPIO panel (hardware.gpio.TablePanel): its button asks the loop to read now

@@ -20,6 +20,7 @@ from hardware.supervisor import CameraState
 from scorer import CATEGORIES, Game
 from scorer.actions import Hold, Roll
 from scorer.holds import HoldError, KeptChoice, throw_choices
+from scorer.rules import DICE_PER_ROLL
 from scorer.stats import player_stats
 from scorer.store import StoreError, now_iso
 
@@ -188,6 +189,14 @@ class Table:
                 stats = player_stats(self.session.load(game_id) for game_id in finished)
                 self._stats = (finished, [player.to_dict() for player in stats])
             return self._stats[1]
+
+    def dice_to_throw(self) -> int:
+        """How many dice the current player's next throw is of: five, or those not held."""
+        with self._lock:
+            game = self.session.game
+            if game is None or game.is_over or game.roll_number == 0:
+                return DICE_PER_ROLL
+            return DICE_PER_ROLL - len(game.held)
 
     @property
     def game_active(self) -> bool:
