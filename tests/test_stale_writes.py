@@ -106,3 +106,27 @@ def test_the_refusal_goes_to_the_page_as_409_with_what_changed(tmp_path):
                                     {"what": "dice", "seen": [3, 3, 3, 3, 1], "now": [3, 3, 3, 3, 3]}]
     finally:
         shutdown(app)
+
+
+def test_a_throw_that_makes_no_roll_never_makes_a_tap_stale(tmp_path):
+    # Dice thrown before the game starts, after a player's third roll, or a turn's first throw of
+    # fewer than five: the camera says why it did not count, the game is as it was, and the tap
+    # made meanwhile ("Start the game", Record) must go through.
+    engine = table_engine(tmp_path, camera="replay:test", start=False)
+    table = engine.table
+    try:
+        opened_at = table.version  # the start screen
+        table.camera_reading(five_dice([3, 3, 3, 1, 2]))  # no game yet: not counted
+        table.apply(opened_at, NewGame(["Ana", "Ben"]))
+        opened_at = table.version
+        table.camera_reading(Reading(dice=five_dice([4, 4, 2]).dice, status="ok", problems=()))  # 3 dice first
+        table.apply(opened_at, Roll([1, 1, 1, 1, 2]))
+        for dice in ([1, 1, 1, 1, 3], [1, 1, 1, 1, 4]):
+            table.apply(table.version, Roll(dice))
+        opened_at, shown = table.version, seen(table)  # the Record dialog, no throw left
+        table.camera_reading(five_dice([6, 5, 4, 3, 2]))  # someone throws anyway: not counted
+        assert table.session.game.roll_number == 3
+        table.apply(opened_at, Record("four_of_a_kind"), seen=shown)
+        assert table.session.game.sheets[0] == {"four_of_a_kind": 8}
+    finally:
+        engine.close()

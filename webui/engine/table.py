@@ -328,9 +328,12 @@ class Table:
             message, notes = "the same dice as before: throw again to roll", ({"code": "same_throw"},)
         elif choices:
             self._play_camera_roll(choices[0], dice)
+        counted = bool(choices) and question is None and not choices[0].nothing_thrown
+        # A throw that made no roll and asks nothing (no game yet, no throw left, the same dice) left
+        # the game as it was: a tap made meanwhile still acts on what its player saw.
+        asked = question is not None or self._camera.question is not None
         self._set_camera(state=state, message=message, notes=notes, question=question,
-                         reading_counted=bool(choices) and question is None and not choices[0].nothing_thrown,
-                         changed_game=True)
+                         reading_counted=counted, changed_game=counted or asked)
 
     def _play_camera_roll(self, choice: KeptChoice, seen: Sequence[Any]) -> None:
         self.session.apply(Roll(choice.dice, "camera", choice.held))
