@@ -35,16 +35,14 @@ HEAT_STRIDE = 4
 OUTPUT_CHANNELS = 6
 # The size channel holds log(size / SIZE_UNIT), size in input pixels.
 SIZE_UNIT = 16.0
-# Peak scores, measured on the byler-d6 train split (1485 dice, and 1311 other peaks: mostly the two
-# screw heads in every photo) and samples/ (221 dice): from SURE up a peak is a die (42 dice score
-# less, 12 other things more); from CANDIDATE up it may be one, and the reader looks at its face to
-# decide (no die of either set, nor of the byler-d6 test split, scores less).
+# Peak scores: from SURE up a peak is taken for a die; from CANDIDATE up it may be one, and the reader
+# looks at its face to decide. Chosen on the byler-d6 train split and samples/, where almost every die
+# scores SURE or more and no die less than CANDIDATE.
 SURE = 0.55
 CANDIDATE = 0.3
-# A cell whose "foreign" score reaches this holds something that is no die (a hand). Measured on 40
-# generated pictures with a hand (not trained on): the highest cell of a picture scores 0.16 to 0.40
-# (5th to 95th percentile, median 0.31); in every byler-d6 photo and sample without a hand it stays
-# below 0.2.
+# A cell whose "foreign" score reaches this holds something that is neither die nor floor. It was
+# learnt from generated hands only and also fires on real wood grain and cables, so the reader takes
+# it only as a hint that a die too large for the first look shows its edges there (COARSER below).
 FOREIGN = 0.2
 # Dice larger than the network learnt (about 52 px where it looks) show as their pips instead, each a
 # die showing one; so the frame is also looked at 2 and 4 times smaller, where a die as wide as a
@@ -52,8 +50,7 @@ FOREIGN = 0.2
 # DETECT_SIDE count: the smaller ones the first look sees better. Those looks are taken only when the
 # first shows a sign of a die too large for it: something that is no die (a large die's edges), no
 # die found surely, or a peak of at least LARGE_HINT px (a large die's pips, found as dice, are up to
-# half its size). On samples/ 8 of 54 frames show one, on the byler-d6 test split none; with its dice
-# 4 to 10 times larger, 48 to 50 of 50.
+# half its size). Most frames of a table camera show none, and are spared those looks.
 COARSER = (2, 4)
 LARGE = 40.0
 LARGE_HINT = 30.0

@@ -53,10 +53,8 @@ CLASS_COUNT = NOT_A_FACE + 1
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "face_classifier.onnx"
 # A face read below this probability is read again in its eight symmetric views (the four quarter
 # turns, each also mirrored) and the eight answers averaged: a die's value is the same in all of
-# them, the glint, the marbling or the pixel grid that misled the network is not. Measured with the
-# reader on byler-d6 (it trusts the classifier alone from 0.8): test split per-die 93.8 -> 95.5 %,
-# photos read exactly 72 -> 78 %, still no wrong value; train split 96.0 -> 96.4 %, misread dice
-# 6 -> 4. Averaging the views of every face leaves sure faces unsure instead (test 94.8 %).
+# them, the glint, the marbling or the pixel grid that misled the network is not. Only doubtful
+# faces: averaging the views of a sure face can leave it unsure.
 SECOND_LOOK_BELOW = 0.8
 
 _SQRT2 = math.sqrt(2.0)

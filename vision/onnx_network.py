@@ -17,10 +17,9 @@ _ENGINE = {"engine": cv2.dnn.ENGINE_CLASSIC} if hasattr(cv2.dnn, "ENGINE_CLASSIC
 
 
 class OnnxNetwork:
-    """`shapes_kept`: cv2.dnn sets a network up again whenever its input shape changes: the detector's
-    three looks at a frame took 8.9 ms through one network, 6.5 ms through one per shape, and the
-    classifier alternating 5 and 8 crops 15.3 ms instead of 12.7. So up to `shapes_kept` networks are
-    kept, one per input shape, the least recently used taking a new shape."""
+    """`shapes_kept`: cv2.dnn sets a network up again whenever its input shape changes, which made
+    a frame's passes a fifth to a third slower; so up to `shapes_kept` networks are kept, one per input
+    shape, the least recently used taking a new shape."""
 
     def __init__(self, model_path: Path | str, what: str, shapes_kept: int = 1):
         self.model_path = Path(model_path)
