@@ -36,7 +36,7 @@ from .face_classifier import (
     default_classifier,
     face_angle,
 )
-from .imaging import as_bgr
+from .imaging import as_bgr, halve
 from .pips import FACE_PX, FaceRead, read_face, refine_box
 from .reading import Die, Problem, ProblemKind, Reading
 from .tray import Tray, TrayLike, as_tray
@@ -87,8 +87,9 @@ def working_frame(image: np.ndarray) -> tuple[np.ndarray, float]:
     if min(height, width) < MIN_SIDE // 2 or max(height, width) < MIN_SIDE:
         raise FrameTooSmall(f"image is {width}x{height}: too small to hold a readable die; the reader needs "
                             f"frames of at least {MIN_SIDE}x{MIN_SIDE // 2} px")
-    while max(frame.shape[:2]) > WORK_SIDE:
-        frame = cv2.resize(frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_LINEAR)
+    halvings = max(0, math.ceil(math.log2(max(height, width) / WORK_SIDE)))
+    if halvings:
+        frame = halve(frame, width >> halvings, height >> halvings)
     return frame, frame.shape[1] / width
 
 
