@@ -395,7 +395,8 @@ def open_camera(source: str, **options) -> Camera:
 
         return open_pi_camera(**_pick(options, _PI_OPTIONS))
     if spec.kind in ("usb", "device", "url") and spec.target is not None:
-        return VideoCaptureCamera(spec.target, source=source, **_pick(options, ("width", "height")))
+        with _opencv_quiet():
+            return VideoCaptureCamera(spec.target, source=source, **_pick(options, ("width", "height")))
     if spec.kind == "demo":
         folder = demo_samples_dir()
         # Thrown one at a time, each sample is a throw a player could make: all its dice readable.
@@ -418,8 +419,8 @@ _KNOWN_OPTIONS = {*_PI_OPTIONS, "fps", "hold", "loop", "throws"}
 
 @contextlib.contextmanager
 def _opencv_quiet() -> Iterator[None]:
-    """OpenCV warns on stderr about every webcam it cannot open. `auto` tries one every few seconds on
-    a table without a camera, and says why itself: the table's log is not filled with those warnings."""
+    """OpenCV warns on stderr about every webcam it cannot open. A missing camera is tried again every
+    few seconds and the table says why itself: the table's log is not filled with those warnings."""
     import cv2
 
     opencv_log = getattr(getattr(cv2, "utils", None), "logging", None)
@@ -447,8 +448,7 @@ def _open_auto(options: dict) -> Camera:
     reasons = []
     for source in AUTO_SOURCES:
         try:
-            with _opencv_quiet():
-                return open_camera(source, **options)
+            return open_camera(source, **options)
         except CameraUnavailable as error:
             reasons.append(f"{source}: {error}")
     raise CameraUnavailable("no camera found (enter the dice on the tablet); " + "; ".join(reasons))

@@ -194,6 +194,15 @@ def test_auto_keeps_opencvs_warnings_about_missing_webcams_out_of_the_log(monkey
     assert "WARN" not in capfd.readouterr().err
 
 
+def test_a_webcam_asked_for_by_name_is_retried_without_opencvs_warnings_either(capfd):
+    # The supervisor retries a missing usb:N every few seconds for as long as the table runs, and says
+    # why in the camera's status and its log once: OpenCV's own two lines at each try would fill a
+    # Pi's journal.
+    with pytest.raises(CameraUnavailable, match="cannot open webcam 97"):
+        open_camera("usb:97")
+    assert "WARN" not in capfd.readouterr().err
+
+
 def test_demo_replays_the_sample_throws_by_name(monkeypatch, tmp_path, image_folder):
     shutil.copytree(image_folder, tmp_path / "demo" / "images")
     monkeypatch.setattr(camera_module, "CHECKOUT_SAMPLES", tmp_path / "demo")
