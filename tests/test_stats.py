@@ -82,3 +82,18 @@ def test_a_finished_game_is_exported_with_its_turns_and_counted_in_the_stats(tmp
         assert client.http.get("/api/games/99/export.csv").status_code == 404
     finally:
         shutdown(app)
+
+
+def test_a_name_a_spreadsheet_would_run_as_a_formula_is_exported_as_text():
+    # Names are typed on any tablet at the table; a CSV opened in a spreadsheet runs a cell that
+    # starts with = + - @ as a formula (OWASP's CSV injection), so such a cell is made text.
+    from webui.engine.export import game_csv
+
+    turn = {"turn": 1, "dice": [1, 2, 3, 4, 5], "category": "little_straight", "points": 30, "throws": []}
+    names = ["=HYPERLINK(\"http://x\",\"Ana\")", "+1", "-2", "@SUM(A1)", "Ben"]
+    record = {"id": 7, "turns": [dict(turn, player_name=name) for name in names]}
+    import csv
+    import io
+
+    cells = [row["player"] for row in csv.DictReader(io.StringIO(game_csv(record)))]
+    assert cells == ["'" + name for name in names[:4]] + ["Ben"]

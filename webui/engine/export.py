@@ -28,13 +28,22 @@ def throws_text(throws: list[dict[str, Any]]) -> str:
                                for position, value in enumerate(throw["dice"])) for throw in throws)
 
 
+# A spreadsheet runs a cell starting with one of these as a formula; a name typed on a tablet is text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def as_text_cell(text: str) -> str:
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def game_csv(record: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for turn in record["turns"]:
         cost, advised_points = turn.get("cost"), turn.get("advised_points")
-        writer.writerow([record["id"], turn["turn"], turn["player_name"], throws_text(turn.get("throws", [])),
+        writer.writerow([record["id"], turn["turn"], as_text_cell(turn["player_name"]),
+                         throws_text(turn.get("throws", [])),
                          " ".join(map(str, turn["dice"])), turn["category"], turn["points"],
                          turn.get("advised") or "", "" if advised_points is None else advised_points,
                          "" if cost is None else f"{cost:.2f}"])
