@@ -155,3 +155,23 @@ def _same_picture(picture, path) -> bool:
     assert image is not None, path
     sample = camera_picture(image, str(path))
     return sample.shape == picture.shape and bool((sample == picture).all())
+
+
+def test_a_demo_throw_with_every_die_held_is_refused_saying_why(tmp_path):
+    # Nothing would be thrown: the tray would show no dice and the tablet nothing at all.
+    app = table_app(tmp_path, camera="demo", start=False)
+    try:
+        client = TableClient(app)
+        client.new_game(["Ana"])
+        client.post("/api/roll", {"dice": [6, 6, 6, 6, 5]})
+        client.post("/api/hold", {"positions": [0, 1, 2, 3, 4]})
+        response = client.post("/api/throw", {})
+        assert response.status_code == 409 and response.get_json()["error"]["code"] == "all_held"
+        assert "held" in response.get_json()["error"]["message"]
+        assert app.extensions[EXTENSION].demo_throws.count == 0
+        app.extensions[EXTENSION]._button_throw()  # the table's button does nothing either, quietly
+        assert app.extensions[EXTENSION].demo_throws.count == 0
+        client.post("/api/hold", {"positions": [0, 1, 2, 3]})
+        assert client.post("/api/throw", {}).status_code == 202
+    finally:
+        shutdown(app)

@@ -5,6 +5,7 @@ the versioned state that the tablets watch (webui.app serves it over HTTP)."""
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -13,13 +14,15 @@ from hardware.camera import open_camera as open_camera_source
 from hardware.frames import Camera
 from scorer.store import GameStore
 
-from .errors import NotADemoError
+from .errors import AllHeldError, NotADemoError
 from .events import Broadcaster
 from .loop import TableLoop
 from .session import GameSession
 from .settings import Settings
 from .table import Table
 from .views import Advisor
+
+log = logging.getLogger(__name__)
 
 
 class Engine:
@@ -51,17 +54,27 @@ class Engine:
 
     def throw(self) -> None:
         """The demo camera shows its next sample throw, of the dice not held (the tablet's Throw
-        button); NotADemoError for any other camera: real dice are thrown by hand."""
+        button); NotADemoError for any other camera: real dice are thrown by hand; AllHeldError
+        when every die is held."""
         if self.demo_throws is None:
             raise NotADemoError("only the demo camera throws when asked; this table's dice are thrown by hand")
-        self.demo_throws.request(self.table.dice_to_throw())
+        dice = self.table.dice_to_throw()
+        if dice == 0:
+            raise AllHeldError("all five dice are held: let go of the dice to throw, or choose a row")
+        self.demo_throws.request(dice)
 
     def attach_panel(self, panel: Any) -> None:
         """The table's GPIO panel (hardware.gpio.TablePanel): its button asks the loop to read now
         (the demo camera to throw), its light is on while a game is under way so every throw is lit
         alike."""
-        panel.on_read_request(self.read_now if self.demo_throws is None else self.throw)
+        panel.on_read_request(self.read_now if self.demo_throws is None else self._button_throw)
         self.table.add_game_listener(panel.set_light)
+
+    def _button_throw(self) -> None:
+        try:
+            self.throw()
+        except AllHeldError as refused:  # the tablets show the dice held; the button just does nothing
+            log.info("the table's button: %s", refused)
 
     def start(self) -> Engine:
         if self.loop is not None:

@@ -71,6 +71,12 @@ class NotADemoError(ConflictError):
     code = "not_a_demo"
 
 
+class AllHeldError(ConflictError):
+    """A demo throw asked while every die is held: there is nothing to throw."""
+
+    code = "all_held"
+
+
 class NoGameError(ConflictError):
     code = "no_game"
 
