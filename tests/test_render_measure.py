@@ -65,3 +65,4 @@ def test_only_pictures_whose_dice_are_all_large_enough_are_read_with_min_die(tmp
     threshold = sorted(sizes.values())[2]
     assert len(read_folder(tmp_path, with_tray=False)) == 4
     assert len(read_folder(tmp_path, with_tray=True, min_die=threshold)) == sum(v >= threshold for v in sizes.values())
+    assert len(read_folder(tmp_path, with_tray=False, from_seed=3)) == 2

@@ -7,7 +7,9 @@ Each condition the reader issue names (wood tray, hard shadow, translucent dice,
 tilted over 5 degrees, cocked dice) is counted twice: every picture that has it, and the pictures that
 have it alone (none of the other five); "plain" pictures have none of them. --tray gives the reader the
 tray's outline, as a calibrated table does. --min-die 30 keeps only pictures whose dice are all at
-least 30 px across, the pictures the reader's targets are for.
+least 30 px across, the pictures the reader's targets are for. --detector and --classifier measure
+other networks than the packaged ones; --from-seed N only pictures of seed N on (those rendered after a
+training run read the folder, say).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from pathlib import Path
 
 import cv2
 
-from vision import Reading, read_dice
+from vision import DiceReader, Reading, default_reader
+from vision.die_detector import DieDetector, default_detector
+from vision.face_classifier import FaceClassifier, default_classifier
 
 CONDITIONS: dict[str, Callable[[dict], bool]] = {
     "wood tray": lambda c: c["wood_tray"],
@@ -75,17 +79,19 @@ def judge(label: dict, reading: Reading) -> Outcome:
                    len(counted), missed, cocked, as_flat)
 
 
-def read_folder(folder: Path, with_tray: bool, min_die: float = 0.0) -> list[Outcome]:
+def read_folder(folder: Path, with_tray: bool, min_die: float = 0.0, reader: DiceReader | None = None,
+                from_seed: int = 0) -> list[Outcome]:
+    reader = reader or default_reader()
     outcomes = []
     for path in sorted((folder / "truth").glob("*.json")):
         label = json.loads(path.read_text())
-        if label["conditions"]["die_px"] < min_die:
+        if label["conditions"]["die_px"] < min_die or label["seed"] < from_seed:
             continue
         image = cv2.imread(str(folder / "images" / label["image"]))
         if image is None:
             continue
         tray = [tuple(p) for p in label["tray_outline"]] if with_tray else None
-        outcomes.append(judge(label, read_dice(image, tray=tray)))
+        outcomes.append(judge(label, reader.read(image, tray=tray)))
     return outcomes
 
 
@@ -130,8 +136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tray", action="store_true", help="give the reader the tray's outline")
     parser.add_argument("--min-die", type=float, default=0.0, metavar="PX",
                         help="only pictures whose smallest die is at least PX across")
+    parser.add_argument("--detector", type=Path, help="die detector ONNX (default: the packaged one)")
+    parser.add_argument("--classifier", type=Path, help="face classifier ONNX (default: the packaged one)")
+    parser.add_argument("--from-seed", type=int, default=0, help="only pictures of this seed on")
     args = parser.parse_args(argv)
-    outcomes = [o for folder in args.folders for o in read_folder(folder, args.tray, args.min_die)]
+    reader = DiceReader(DieDetector(args.detector) if args.detector else default_detector(),
+                        FaceClassifier(args.classifier) if args.classifier else default_classifier())
+    outcomes = [o for folder in args.folders
+                for o in read_folder(folder, args.tray, args.min_die, reader, args.from_seed)]
     if not outcomes:
         print("no rendered pictures found", file=sys.stderr)
         return 1
