@@ -75,3 +75,16 @@ def test_a_phone_shows_the_dice_and_the_sheet_together(table, open_page, players
     assert page.evaluate(CUT_NAMES) == []
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     page.screenshot(path=str(screenshot(page, f"phone-{len(players)}-players-scrolled")), full_page=False)
+
+
+def test_eight_long_names_leave_the_dice_the_buttons_and_the_advisor_in_view_on_a_tablet(table, open_page):
+    players = [f"Player number {n} longname" for n in range(1, 9)]  # 24 characters each
+    last_players_turn(table, players)
+    page = open_page(table.url, viewport=TABLET)
+    expect(page.locator("#turn-title")).to_have_text(f"{players[-1]}'s turn")
+    assert page.locator("#standings").bounding_box()["height"] <= 60  # one line of players, not eight
+    assert page.locator("#standings .current").evaluate(REACHABLE)
+    assert all(page.locator(f'#dice [data-die="{i}"]').evaluate(REACHABLE) for i in range(5))
+    assert page.locator("#manual-roll").evaluate(REACHABLE)
+    assert page.locator("#advice h3").evaluate(REACHABLE)
+    screenshot(page, "tablet-8-long-names")
