@@ -71,8 +71,8 @@ SKOVY = BYLER.parent / "skovy-d6"
 
 
 def test_no_alarm_on_a_webcam_desk_but_on_its_dice():
-    """skovy-d6: two dice on a wooden desk, a cable and a laptop in view, no hand. The wood grain and
-    the cable once raised "something that is no die (a hand?)" in every frame; a problem may now only
+    """skovy-d6: two dice on a grey wooden table, a black case and chair legs at the edges, no hand. The wood
+    grain once raised "something that is no die (a hand?)" in every frame; a problem may now only
     be about a labelled die."""
     if not (SKOVY / "manifest.csv").is_file():
         pytest.skip(f"the shared photo set is not here: {SKOVY}")

@@ -64,7 +64,7 @@ def test_no_picture_without_a_hand_is_read_ok_but_wrong(scores):
 
 
 def test_a_hand_hides_dice_and_the_table_would_not_take_the_throw(scores):
-    """The still-frame reader says nothing of hands (its hand alarm cried wolf on wood grain and cables);
+    """The still-frame reader says nothing of hands (its hand alarm cried wolf on wood grain);
     a hand in view either leaves a die unread or hides one, so the throw is not five dice read ok."""
     hands = {name: (reading.status, reading.values) for name, (_, _, reading) in scores.items() if "_hand" in name}
     assert hands and all(status == "unsure" or len(values) < 5 for status, values in hands.values()), hands

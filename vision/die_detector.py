@@ -41,7 +41,7 @@ SIZE_UNIT = 16.0
 SURE = 0.55
 CANDIDATE = 0.3
 # A cell whose "foreign" score reaches this holds something that is neither die nor floor. It was
-# learnt from generated hands only and also fires on real wood grain and cables, so the reader takes
+# learnt from generated hands only and also fires on real wood grain and table tops, so the reader takes
 # it only as a hint that a die too large for the first look shows its edges there (COARSER below).
 FOREIGN = 0.2
 # Dice larger than the network learnt (about 52 px where it looks) show as their pips instead, each a
