@@ -130,3 +130,49 @@ def test_the_demo_throws_only_when_asked_and_says_it_is_a_demo(tmp_path, advisor
         assert page.evaluate("page.state.game.roll_number") == version  # and no more by itself
     finally:
         live.stop()
+
+
+def test_with_all_five_dice_held_the_demos_throw_is_off_and_the_page_says_why(tmp_path, advisor, open_page):
+    from .conftest import LiveTable
+
+    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo")
+    live.start()
+    try:
+        live.post("/api/games", {"players": ["Ana"]})
+        live.post("/api/roll", {"dice": [2, 3, 3, 5, 6]})
+        page = open_page(live.url)
+        live.engine.start()
+        expect(page.locator("#camera-pill")).to_have_text("Demo camera", timeout=10000)
+        throw = page.locator("#throw-button")
+        expect(throw).to_be_enabled()
+        for position in range(5):
+            page.locator(f'#dice [data-die="{position}"]').tap()
+        expect(throw).to_be_disabled()
+        expect(page.locator("#dice-source")).to_contain_text(
+            "All five dice are held: let go of a die to throw, or choose a row.")
+        screenshot(page, "tablet-all-held")
+        page.locator('#dice [data-die="4"]').tap()
+        expect(throw).to_be_enabled()
+    finally:
+        live.stop()
+
+
+def test_a_new_game_refused_because_the_unfinished_one_moved_on_says_so(table, open_page):
+    table.post("/api/games", {"players": ["Ana", "Ben"]})
+    page = open_page(table.url)
+    expect(page.locator("#turn-title")).to_have_text("Ana's turn")
+    page.locator("#new-game-button").tap()
+    page.locator('#player-list input[data-player="0"]').fill("Cy")
+    page.locator('#player-list input[data-player="1"]').fill("Dee")
+
+    def a_throw_lands_first(route):  # in Ana and Ben's game, while the first start is on its way
+        if route.request.method == "POST" and not table.state()["game"]["roll_number"]:
+            table.post("/api/roll", {"dice": [6, 6, 5, 2, 2]})
+        route.continue_()
+
+    page.route("**/api/games", a_throw_lands_first)
+    page.locator("#start-game").tap()
+    expect(page.locator("#toast")).to_have_text(
+        "The unfinished game changed meanwhile (a throw landed in it). Tap “Start the game” again.")
+    page.locator("#start-game").tap()
+    expect(page.locator("#turn-title")).to_have_text("Cy's turn")

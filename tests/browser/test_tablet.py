@@ -275,6 +275,29 @@ def test_a_table_pin_is_asked_once_and_kept(tmp_path, advisor, open_page):
         table.stop()
 
 
+def test_too_many_wrong_pins_say_how_long_to_wait(tmp_path, advisor, open_page):
+    from .conftest import LiveTable
+
+    table = LiveTable(data_dir=tmp_path / "data", advisor=advisor, pin="2468")
+    table.start()
+    try:
+        table.post("/api/games", {"players": ["Ana"]})
+        page = open_page(table.url)
+        enter_roll_by_taps(page, [1, 2, 3, 4, 5])
+        toast = page.locator("#toast")
+        for _ in range(10):  # the table locks after a few wrong PINs
+            page.wait_for_function("$('dialog-pin').open || !$('toast').hidden")
+            if toast.is_visible():
+                break
+            page.locator("#pin-input").fill("1111")
+            page.locator("#pin-form").get_by_role("button", name="OK").tap()
+            page.wait_for_timeout(200)  # the answer closes or reopens the dialog
+        expect(toast).to_have_text("Too many wrong PINs. Try again in 30 seconds.")  # the table's Retry-After
+        screenshot(page, "tablet-pin-locked")
+    finally:
+        table.stop()
+
+
 def test_screens_in_the_dark_and_on_a_phone(table, open_page):
     table.post("/api/games", {"players": ["Ana", "Ben", "Cy", "Dee"]})
     for dice, category in [([6, 6, 6, 6, 6], "yacht"), ([2, 2, 3, 3, 5], "choice"), ([1, 2, 3, 4, 5], "little_straight")]:

@@ -388,7 +388,13 @@ async function sendNow(path, payload, basis) {
       }
       if (error.code === "stale_version") {
         await refreshState().catch(() => showToast(t("err.network")));
-        showToast(staleText(error.changed || []));
+        // A new game is refused only when the unfinished one moved on meanwhile: its dice mean nothing here.
+        showToast(path === "/api/games" ? t("stale_start") : staleText(error.changed || []));
+        return false;
+      }
+      const wait = error.code === "pin_locked" ? pinWait(response.headers.get("Retry-After")) : null;
+      if (wait) {
+        showToast(t("err.pin_locked", { wait }));
         return false;
       }
       const known = "err." + error.code;
@@ -399,6 +405,13 @@ async function sendNow(path, payload, basis) {
   } finally {
     document.body.classList.remove("busy");
   }
+}
+
+// The wait the table asks for after too many wrong PINs (30 s, doubling up to 15 min), in words.
+function pinWait(retryAfter) {
+  const seconds = Number(retryAfter);
+  if (!retryAfter || !Number.isFinite(seconds) || seconds <= 0) return null;
+  return seconds < 90 ? t("wait.seconds", { n: Math.ceil(seconds) }) : t("wait.minutes", { n: Math.ceil(seconds / 60) });
 }
 
 // How the game moved on between what the player saw and the table's answer, in a sentence.
@@ -736,7 +749,6 @@ function renderGame() {
   $("camera-button").hidden = camera.status === "off";
   // The demo camera throws its sample pictures when asked: a button for it, and never by itself.
   $("throw-button").hidden = !camera.demo;
-  $("throw-button").disabled = game.rolls_left === 0 || camera.status === "reading" || camera.status === "offline";
   setText($("turn-title"), t("turn_of", { name: game.current_player_name }));
   setText($("turn-number"), t("turn_n", { turn: game.turn, total: game.turns_per_player }));
   const maxRolls = game.roll_number + game.rolls_left;
@@ -749,6 +761,9 @@ function renderGame() {
   const keeping = advice && advice.best_keep && canHold && advice.best_keep.length < 5;
   const kept = new Set(keeping ? advice.best_keep_positions : []);
   const held = new Set(canHold ? shownHolds(game) : []);
+  // With all five held there is nothing to throw: the button says so by being off, the hint says why.
+  const allHeld = held.size === 5;
+  $("throw-button").disabled = game.rolls_left === 0 || allHeld || camera.status === "reading" || camera.status === "offline";
   const confidence = game.dice_source === "camera" ? game.dice_confidence : null;
   const row = $("dice");
   if (row.children.length !== 5) row.replaceChildren(...[0, 1, 2, 3, 4].map(dieButton));
@@ -767,7 +782,7 @@ function renderGame() {
     fill(button, JSON.stringify([value, badge, page.language]), () =>
       [dieFace(value), badge ? el("span", { class: badge + "-badge", text: t(badge) }) : null]);
   }
-  const source = game.dice ? t("dice_source." + (game.dice_source || "manual")) + " · " + t(canHold ? "hold_hint" : "tap_die_hint") : "";
+  const source = game.dice ? t("dice_source." + (game.dice_source || "manual")) + " · " + t(allHeld ? "err.all_held" : canHold ? "hold_hint" : "tap_die_hint") : "";
   setText($("dice-source"), source);
   renderKeepThese(game, advice, canHold);
   $("manual-roll").disabled = game.rolls_left === 0;
