@@ -88,3 +88,45 @@ def test_eight_long_names_leave_the_dice_the_buttons_and_the_advisor_in_view_on_
     assert page.locator("#manual-roll").evaluate(REACHABLE)
     assert page.locator("#advice h3").evaluate(REACHABLE)
     screenshot(page, "tablet-8-long-names")
+
+
+# Each camera status the pill can say, in the bar as it is: the texts cut (or wider than their
+# pill, or over the Undo button next to it) and how close the labels under the dice come to their buttons' edges.
+CAMERA_WORDS = """(texts) => {
+  const text = $('camera-pill-text'), pill = $('camera-pill'), undo = $('undo-button');
+  const cut = texts.filter((words) => {
+    text.textContent = words;
+    return text.scrollWidth > text.clientWidth + 1 || text.scrollHeight > text.clientHeight + 1
+      || pill.getBoundingClientRect().right > undo.getBoundingClientRect().left;
+  });
+  const margins = [...document.querySelectorAll('.play-actions > .button:not([hidden])')].map((button) => {
+    const words = document.createRange();
+    words.selectNodeContents(button);
+    const box = button.getBoundingClientRect(), label = words.getBoundingClientRect();
+    return Math.min(label.left - box.left, box.right - label.right);
+  });
+  return { cut, margin: Math.min(...margins) };
+}"""
+
+
+def test_the_camera_words_fit_on_a_phone_in_every_language(tmp_path, advisor, open_page):
+    from webui.i18n import LANGUAGES, load_catalog
+
+    from .conftest import LiveTable
+
+    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo")  # a camera: its button shows
+    live.start()
+    try:
+        live.post("/api/games", {"players": ["Ana", "Ben"]})
+        page = open_page(live.url, viewport=PHONE)
+        expect(page.locator("#camera-button")).to_be_visible()
+        for language in LANGUAGES:
+            catalog = load_catalog(language)
+            page.evaluate("(language) => setLanguage(language)", language)
+            words = page.evaluate(CAMERA_WORDS, [text for key, text in catalog.items() if key.startswith("cam.")])
+            assert words["cut"] == [], language
+            assert words["margin"] >= 6, language  # each label clear of its button's border
+            page.evaluate("(words) => { $('camera-pill-text').textContent = words; }", catalog["cam.demo"])
+            screenshot(page, f"phone-camera-words-{language}")
+    finally:
+        live.stop()
