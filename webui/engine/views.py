@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -10,6 +11,10 @@ from scorer import Game, RecordedTurn
 from scorer.actions import Correct, Roll
 
 log = logging.getLogger(__name__)
+
+# Recorded turns judged, kept most recent first: far more than the turns of the games on screen
+# (eight players' twelve turns each), and a bound so a long-running table's memory stays flat.
+JUDGED_TURNS_KEPT = 4096
 
 
 class Advisor(Protocol):
@@ -24,7 +29,7 @@ class GameViews:
 
     def __init__(self, advisor: Advisor | None):
         self._advisor = advisor
-        self._judged: dict[tuple, dict[str, Any] | None] = {}
+        self._judged: OrderedDict[tuple, dict[str, Any] | None] = OrderedDict()
         self._advice_cache: tuple[tuple, dict[str, Any] | None] | None = None
 
     def view(self, game_id: int, game: Game, camera_confidence: list[float | None] | None = None) -> dict[str, Any]:
@@ -56,8 +61,12 @@ class GameViews:
         advisor = self._advisor
         if advisor is not None:
             key = (turn.used_before, turn.dice, turn.category)
-            if key not in self._judged:
+            if key in self._judged:
+                self._judged.move_to_end(key)
+            else:
                 self._judged[key] = _guarded(lambda: _judge(advisor, *key))
+                if len(self._judged) > JUDGED_TURNS_KEPT:
+                    self._judged.popitem(last=False)
             judged = self._judged[key]
         entry.update(judged or {"advised": None, "advised_points": None, "cost": None})
         return entry
