@@ -88,3 +88,19 @@ def test_a_roll_typed_after_a_reading_says_the_reading_is_not_of_the_dice_shown(
         assert camera()["typed_after_reading"] is False
     finally:
         engine.close()
+
+
+def test_a_camera_being_opened_is_said_in_the_players_language_and_only_until_it_is_live(tmp_path):
+    engine = table_engine(tmp_path, camera="replay:test", start=False)
+    try:
+        table = engine.table
+
+        def camera() -> dict:
+            return json.loads(table.state_json())["camera"]
+
+        assert camera()["status"] == "offline"
+        assert camera()["notes"] == [{"code": "opening"}]  # the page words it; the message is for the log
+        table.camera_changed(CameraState.LIVE)
+        assert camera()["notes"] == []
+    finally:
+        engine.close()

@@ -140,8 +140,10 @@ class Table:
         # Players' statistics, kept with the finished games they were counted over.
         self._stats: tuple[tuple[int, ...], list[dict[str, Any]]] | None = None
         off = camera_source == "off"
+        # The first words every tablet sees: coded, so that each page says them in its language.
         self._camera = CameraStatus(CameraState.OFF if off else CameraState.OFFLINE, camera_source,
-                                    None if off else "opening the camera", demo=demo)
+                                    None if off else "opening the camera",
+                                    notes=() if off else ({"code": "opening"},), demo=demo)
         self._state_text = self._render()
         self.broadcaster = Broadcaster(self._version, self._state_text)
 
