@@ -69,23 +69,25 @@ def test_camera_throws_mixed_with_taps_keep_the_game_and_its_journal_in_step(eve
             engine.close()
 
 
+def camera_of(table) -> dict:
+    """The camera's part of the state every tablet is sent."""
+    return json.loads(table.state_json())["camera"]
+
+
 def test_a_roll_typed_after_a_reading_says_the_reading_is_not_of_the_dice_shown(tmp_path):
     engine = table_engine(tmp_path, camera="replay:test", start=False)
     try:
         table = engine.table
         table.apply(table.version, NewGame(["Ana"]))
 
-        def camera() -> dict:
-            return json.loads(table.state_json())["camera"]
-
         table.camera_reading(camera_reading([4, 4, 2], "unsure"))
-        assert camera()["typed_after_reading"] is False
+        assert camera_of(table)["typed_after_reading"] is False
         table.apply(table.version, Throw([4, 4, 2, 1, 6]))  # typed on a tablet: the throw's answer
-        assert camera()["typed_after_reading"] is True
+        assert camera_of(table)["typed_after_reading"] is True
         table.apply(table.version, CorrectDie(4, 5))  # a correction is no new roll: still typed
-        assert camera()["typed_after_reading"] is True
+        assert camera_of(table)["typed_after_reading"] is True
         table.camera_reading(camera_reading([3, 3], "unsure"))  # a new throw is what it talks of
-        assert camera()["typed_after_reading"] is False
+        assert camera_of(table)["typed_after_reading"] is False
     finally:
         engine.close()
 
@@ -95,12 +97,9 @@ def test_a_camera_being_opened_is_said_in_the_players_language_and_only_until_it
     try:
         table = engine.table
 
-        def camera() -> dict:
-            return json.loads(table.state_json())["camera"]
-
-        assert camera()["status"] == "offline"
-        assert camera()["notes"] == [{"code": "opening"}]  # the page words it; the message is for the log
+        assert camera_of(table)["status"] == "offline"
+        assert camera_of(table)["notes"] == [{"code": "opening"}]  # the page words it; the message is for the log
         table.camera_changed(CameraState.LIVE)
-        assert camera()["notes"] == []
+        assert camera_of(table)["notes"] == []
     finally:
         engine.close()
