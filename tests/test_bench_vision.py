@@ -74,3 +74,21 @@ def test_the_source_bench_counts_an_alarm_false_only_away_from_every_labelled_di
     assert (tally.photos, tally.exact, tally.unsure, tally.dice, tally.dice_right) == (1, 0, 1, 2, 1)
     assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {ProblemKind.MAYBE_DIE: 1}
     assert is_table_camera(label, 400, 400) and not is_table_camera(label, 200, 200)  # dice of 40 px, then 20
+
+
+@pytest.mark.parametrize(("source", "part"), [("epanemu-d6", "few dice, steep"), ("some-tray", "table camera")])
+def test_a_steep_sources_few_dice_photos_are_reported_apart_from_table_camera_ones(tmp_path, source, part):
+    import shutil
+
+    from bench_sources import bench_source
+
+    from vision.reader import default_reader
+
+    folder = tmp_path / source
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    shutil.copy(REPO / "samples" / "images" / "synth_00002.jpg", folder / "images")
+    shutil.copy(REPO / "samples" / "labels" / "synth_00002.txt", folder / "labels")
+    (folder / "manifest.csv").write_text("image,values,status\nsynth_00002.jpg,1-3-3-5-5,ok\n")
+    tallies = bench_source(folder, default_reader(), None, None)
+    assert tallies[part].photos == 1 and tallies["the rest"].photos == 0 and tallies["all"].photos == 1
