@@ -552,8 +552,9 @@ def train(args) -> None:
                        f" jittered {_accuracy(net, *jittered):.4f}")
         print(f"{report}  (augmenting {data_seconds:.0f}s, "
               f"so far {time.perf_counter() - started:.0f}s)", flush=True)
-    if args.save_weights:
-        torch.save(net.state_dict(), args.save_weights)
+        if args.save_weights:
+            # every epoch, so a long run stopped part-way is taken up again with --resume
+            torch.save(net.state_dict(), args.save_weights)
     export_onnx(net, args.out)
     sample = plain[0][:64] if holdout.dice else training_batch(training, 64, args.negative_share, rng)[0]
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes); "
