@@ -3,10 +3,14 @@
     .venv/bin/python benchmarks/bench_sources.py                          # packaged networks, every source
     .venv/bin/python benchmarks/bench_sources.py --held-out byler-d6 \\
         --detector /tmp/no-byler/die_detector.onnx --classifier /tmp/no-byler/face_classifier.onnx
+    .venv/bin/python benchmarks/bench_sources.py --datasets /tmp/renders --sources b3   # rendered folders too
 
 Leave-one-source-out: the honest figure for a source is that of networks trained without it.
 TRAINED_ON names what the packaged networks learnt from; a source they saw is marked "seen" and its
 figures are optimistic. Pass networks trained without a source with --held-out to measure them on it.
+The table this gives, for the shipped networks and for pairs trained without each source (with and
+without photoreal renders), is kept in docs/reader.md ("Leave one source out"); the recipes are in
+docs/training.md.
 
 Per source (../shared/datasets/*, and samples/), photos are split into the table-camera subset (at most
 TABLE_DICE labelled dice, each at least TABLE_DIE_PX across in the photo, the camera near straight down)
