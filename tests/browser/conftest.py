@@ -88,6 +88,13 @@ class LiveTable:
         self.server.server_close()
         self.thread.join(timeout=5)
 
+    def __enter__(self) -> LiveTable:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"

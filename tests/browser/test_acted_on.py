@@ -110,9 +110,7 @@ def test_how_soon_a_second_tablet_redraws_a_tap(table, open_page):
 def test_the_demo_throws_only_when_asked_and_says_it_is_a_demo(tmp_path, advisor, open_page):
     from .conftest import LiveTable
 
-    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo")
-    live.start()
-    try:
+    with LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo") as live:
         live.post("/api/games", {"players": ["Ana"]})
         page = open_page(live.url)
         live.engine.start()
@@ -128,16 +126,12 @@ def test_the_demo_throws_only_when_asked_and_says_it_is_a_demo(tmp_path, advisor
         version = page.evaluate("page.state.game.roll_number")
         page.wait_for_timeout(3000)
         assert page.evaluate("page.state.game.roll_number") == version  # and no more by itself
-    finally:
-        live.stop()
 
 
 def test_with_all_five_dice_held_the_demos_throw_is_off_and_the_page_says_why(tmp_path, advisor, open_page):
     from .conftest import LiveTable
 
-    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo")
-    live.start()
-    try:
+    with LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo") as live:
         live.post("/api/games", {"players": ["Ana"]})
         live.post("/api/roll", {"dice": [2, 3, 3, 5, 6]})
         page = open_page(live.url)
@@ -153,8 +147,6 @@ def test_with_all_five_dice_held_the_demos_throw_is_off_and_the_page_says_why(tm
         screenshot(page, "tablet-all-held")
         page.locator('#dice [data-die="4"]').tap()
         expect(throw).to_be_enabled()
-    finally:
-        live.stop()
 
 
 def test_a_new_game_refused_because_the_unfinished_one_moved_on_says_so(table, open_page):

@@ -114,9 +114,8 @@ def test_the_camera_words_fit_on_a_phone_in_every_language(tmp_path, advisor, op
 
     from .conftest import LiveTable
 
-    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo")  # a camera: its button shows
-    live.start()
-    try:
+    # a camera: its button shows
+    with LiveTable(data_dir=tmp_path / "data", advisor=advisor, source="demo") as live:
         live.post("/api/games", {"players": ["Ana", "Ben"]})
         page = open_page(live.url, viewport=PHONE)
         expect(page.locator("#camera-button")).to_be_visible()
@@ -128,5 +127,3 @@ def test_the_camera_words_fit_on_a_phone_in_every_language(tmp_path, advisor, op
             assert words["margin"] >= 6, language  # each label clear of its button's border
             page.evaluate("(words) => { $('camera-pill-text').textContent = words; }", catalog["cam.demo"])
             screenshot(page, f"phone-camera-words-{language}")
-    finally:
-        live.stop()

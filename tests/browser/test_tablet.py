@@ -255,9 +255,7 @@ def test_every_language_renders_its_category_names(table, open_page):
 def test_a_table_pin_is_asked_once_and_kept(tmp_path, advisor, open_page):
     from .conftest import LiveTable
 
-    table = LiveTable(data_dir=tmp_path / "data", advisor=advisor, pin="2468")
-    table.start()
-    try:
+    with LiveTable(data_dir=tmp_path / "data", advisor=advisor, pin="2468") as table:
         table.post("/api/games", {"players": ["Ana"]})
         page = open_page(table.url)
         enter_roll_by_taps(page, [1, 2, 3, 4, 5])
@@ -271,16 +269,12 @@ def test_a_table_pin_is_asked_once_and_kept(tmp_path, advisor, open_page):
         page.locator("#confirm-record").tap()
         expect(sheet_cell(page, "little_straight", 0)).to_have_text("30")
         expect(page.locator("#dialog-pin")).not_to_be_visible()
-    finally:
-        table.stop()
 
 
 def test_too_many_wrong_pins_say_how_long_to_wait(tmp_path, advisor, open_page):
     from .conftest import LiveTable
 
-    table = LiveTable(data_dir=tmp_path / "data", advisor=advisor, pin="2468")
-    table.start()
-    try:
+    with LiveTable(data_dir=tmp_path / "data", advisor=advisor, pin="2468") as table:
         table.post("/api/games", {"players": ["Ana"]})
         page = open_page(table.url)
         enter_roll_by_taps(page, [1, 2, 3, 4, 5])
@@ -294,8 +288,6 @@ def test_too_many_wrong_pins_say_how_long_to_wait(tmp_path, advisor, open_page):
             page.wait_for_timeout(200)  # the answer closes or reopens the dialog
         expect(toast).to_have_text("Too many wrong PINs. Try again in 30 seconds.")  # the table's Retry-After
         screenshot(page, "tablet-pin-locked")
-    finally:
-        table.stop()
 
 
 def test_screens_in_the_dark_and_on_a_phone(table, open_page):
@@ -415,9 +407,7 @@ def test_a_throw_under_the_camera_reaches_the_tablet_with_its_picture(tmp_path, 
 
     throw = Path(__file__).resolve().parents[2] / "samples" / "sequences" / "single_throw"
     at_rest = json.loads((throw / "sequence.json").read_text())["values_at_rest"][0]
-    live = LiveTable(data_dir=tmp_path / "data", advisor=advisor, camera=lambda: ReplayCamera(throw))
-    live.start()
-    try:
+    with LiveTable(data_dir=tmp_path / "data", advisor=advisor, camera=lambda: ReplayCamera(throw)) as live:
         live.post("/api/games", {"players": ["Ana"]})
         page = open_page(live.url)
         expect(page.locator("#roll-line")).to_have_text("Roll the dice")
@@ -434,8 +424,6 @@ def test_a_throw_under_the_camera_reaches_the_tablet_with_its_picture(tmp_path, 
         page.locator("#camera-button").tap()
         expect(page.locator("#camera-still")).to_be_visible()
         screenshot(page, "tablet-camera-throw-large")
-    finally:
-        live.stop()
 
 
 def test_a_throw_the_camera_could_not_read_is_entered_from_what_it_did_read(table, open_page):
