@@ -17,7 +17,9 @@ TABLE_DICE labelled dice, each at least TABLE_DIE_PX across in the photo, the ca
 and the rest; a source whose photos are all steep phone shots (STEEP) has its few-dice photos apart as
 "few dice, steep", a figure of its own, not a target. For each part:
 - exact: read "ok" with exactly the labelled values; per-die: labelled dice found and read right;
-- silent-wrong: read "ok" and any value wrong (the failure that costs points); unsure: read "unsure";
+- silent-wrong: read "ok" and any value wrong, a die missed included; five taken wrong: read "ok" with
+  five values, any wrong, the roll the table would take (it refuses fewer than five dice): the failure
+  that costs points; unsure: read "unsure";
 - each alarm (ProblemKind): the share of photos where it fires away from every labelled die (false),
   and where it fires on a labelled die (the die was there; the reader could not read it). The real
   sources hold no hand, so any alarm away from a labelled die is a false one.
@@ -56,6 +58,7 @@ TABLE_DIE_PX = 30.0
 # at, and each shows the dice's side faces at least half as tall as their tops (a camera tilted well
 # over 30 degrees), so none is a picture a table camera takes.
 STEEP = {"epanemu-d6"}
+DICE_IN_A_THROW = 5
 
 
 @dataclass
@@ -63,6 +66,9 @@ class Tally:
     photos: int = 0
     exact: int = 0
     silent_wrong: int = 0
+    # The "wrong roll the table would accept": read ok with five values, any of them wrong. A
+    # die missed is silent-wrong too, but the table takes no throw of four dice.
+    accepted_wrong: int = 0
     unsure: int = 0
     dice: int = 0
     dice_right: int = 0
@@ -74,6 +80,7 @@ class Tally:
         self.photos += 1
         self.exact += result.exact and not result.unsure
         self.silent_wrong += result.silent_wrong
+        self.accepted_wrong += result.silent_wrong and len(reading.dice) == DICE_IN_A_THROW
         self.unsure += result.unsure
         self.dice += result.dice_labelled
         self.dice_right += result.dice_right
@@ -91,7 +98,8 @@ class Tally:
                            for kind in ALARMS)
         return (f"  {name:24s} {self.photos:4d} photos {self.dice:5d} dice  exact {share(self.exact)}  "
                 f"per-die {self.dice_right / max(self.dice, 1):6.1%}  silent-wrong {share(self.silent_wrong)} "
-                f"({self.silent_wrong})  unsure {share(self.unsure)}\n    alarms: {alarms}")
+                f"({self.silent_wrong}), five taken wrong {share(self.accepted_wrong)} ({self.accepted_wrong})  "
+                f"unsure {share(self.unsure)}\n    alarms: {alarms}")
 
 
 ALARMS = (ProblemKind.UNREADABLE, ProblemKind.DOUBTFUL, ProblemKind.MAYBE_DIE, ProblemKind.FOREIGN)

@@ -76,6 +76,22 @@ def test_the_source_bench_counts_an_alarm_false_only_away_from_every_labelled_di
     assert is_table_camera(label, 400, 400) and not is_table_camera(label, 200, 200)  # dice of 40 px, then 20
 
 
+def test_the_source_bench_counts_a_wrong_roll_the_table_would_take_apart_from_a_die_missed():
+    from bench_sources import Tally
+
+    from vision.labelled import LabelledImage
+    from vision.reading import Die, Reading
+
+    label = LabelledImage(Path("x.jpg"), (1, 2, 3, 4, 5), "ok", None)
+    five_one_wrong = Reading(tuple(Die(value, 50 * value, 100, 40, 0, 0.9) for value in (1, 2, 3, 4, 6)), "ok")
+    four_read = Reading(tuple(Die(value, 50 * value, 100, 40, 0, 0.9) for value in (1, 2, 3, 4)), "ok")
+    tally = Tally()
+    for reading in (five_one_wrong, four_read):
+        tally.add(reading, label, 400, 400)
+    assert (tally.silent_wrong, tally.accepted_wrong) == (2, 1)
+    assert "silent-wrong 100.0% (2), five taken wrong  50.0% (1)" in tally.line("all")
+
+
 @pytest.mark.parametrize(("source", "part"), [("epanemu-d6", "few dice, steep"), ("some-tray", "table camera")])
 def test_a_steep_sources_few_dice_photos_are_reported_apart_from_table_camera_ones(tmp_path, source, part):
     import shutil
