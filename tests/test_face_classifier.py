@@ -424,3 +424,19 @@ def test_training_starts_from_the_shipped_networks_as_they_were_exported(which):
     with torch.no_grad():
         ours = net(torch.from_numpy(blob)).numpy()
     assert np.abs(ours - shipped(blob)).max() < 1e-3
+
+
+@pytest.mark.parametrize("width", [8, 12])
+def test_a_detector_of_any_width_gives_the_output_the_reader_decodes(width):
+    torch = pytest.importorskip("torch", reason="torch is in the train extra: pip install -e '.[train]'")
+    _training_tool()  # puts tools/ on the path
+    from train_die_detector import build_network as build_detector
+
+    from vision.die_detector import OUTPUT_CHANNELS, STRIDE
+
+    net = build_detector(width).eval()
+    with torch.no_grad():
+        output = net(torch.zeros(1, 3, 120, 160))
+    assert tuple(output.shape) == (1, OUTPUT_CHANNELS, 120 // STRIDE, 160 // STRIDE)
+    first = next(module for module in net.modules() if isinstance(module, torch.nn.Conv2d))
+    assert first.out_channels == width
