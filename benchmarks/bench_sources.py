@@ -40,6 +40,7 @@ import cv2
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from scorer.rules import DICE_PER_ROLL  # noqa: E402
 from vision.die_detector import DieDetector, default_detector  # noqa: E402
 from vision.face_classifier import FaceClassifier, default_classifier  # noqa: E402
 from vision.labelled import LabelledDie, LabelledImage, load_folder, score  # noqa: E402
@@ -58,7 +59,6 @@ TABLE_DIE_PX = 30.0
 # at, and each shows the dice's side faces at least half as tall as their tops (a camera tilted well
 # over 30 degrees), so none is a picture a table camera takes.
 STEEP = {"epanemu-d6"}
-DICE_IN_A_THROW = 5
 
 
 @dataclass
@@ -80,7 +80,7 @@ class Tally:
         self.photos += 1
         self.exact += result.exact and not result.unsure
         self.silent_wrong += result.silent_wrong
-        self.accepted_wrong += result.silent_wrong and len(reading.dice) == DICE_IN_A_THROW
+        self.accepted_wrong += result.silent_wrong and len(reading.dice) == DICE_PER_ROLL
         self.unsure += result.unsure
         self.dice += result.dice_labelled
         self.dice_right += result.dice_right
