@@ -216,6 +216,7 @@ def build_network(width: int = 8):
 
     half, quarter, eighth = width, 2 * width, 4 * width
     head = nn.Conv2d(eighth, OUTPUT_CHANNELS, 1)
+    assert head.bias is not None  # a Conv2d has one unless told bias=False
     # Start the centre scores at 0.1 everywhere, as CenterNet does: most of a picture is no die's centre.
     nn.init.constant_(head.bias[:4], math.log(0.1 / 0.9))
     return nn.Sequential(
