@@ -20,7 +20,8 @@ and the rest; a source whose photos are all steep phone shots (STEEP) has its fe
 - silent-wrong: read "ok" and any value wrong, a die missed included; five taken wrong: read "ok" with
   five values, any wrong, the roll the table would take (it refuses fewer than five dice): the failure
   that costs points; unsure: read "unsure";
-- each alarm (ProblemKind): the share of photos where it fires away from every labelled die (false),
+- each alarm (ProblemKind): the share of photos where it fires away from every labelled die (more than
+  a die's size from its centre: false),
   and where it fires on a labelled die (the die was there; the reader could not read it). The real
   sources hold no hand, so any alarm away from a labelled die is a false one.
 Known gaps in the labels (NOTICE.md of each source): epanemu-d6 leaves some small translucent dice
@@ -106,10 +107,12 @@ ALARMS = (ProblemKind.UNREADABLE, ProblemKind.DOUBTFUL, ProblemKind.MAYBE_DIE, P
 
 
 def _on_a_die(where: tuple[float, float] | None, boxes: tuple[LabelledDie, ...]) -> bool:
+    """Within a die's size of a labelled die's centre: a die leaning on the wall or on another is
+    labelled by its top face, and the reader finds its whole body, whose middle lies beside it."""
     if where is None:
         return False
     x, y = where
-    return any(abs(x - box.x) <= box.width / 2 and abs(y - box.y) <= box.height / 2 for box in boxes)
+    return any(abs(x - box.x) <= box.width and abs(y - box.y) <= box.height for box in boxes)
 
 
 def is_table_camera(label: LabelledImage, width: int, height: int) -> bool:

@@ -73,6 +73,16 @@ def test_the_source_bench_counts_an_alarm_false_only_away_from_every_labelled_di
     tally.add(reading, label, 400, 400)
     assert (tally.photos, tally.exact, tally.unsure, tally.dice, tally.dice_right) == (1, 0, 1, 2, 1)
     assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {ProblemKind.MAYBE_DIE: 1}
+    # A die leaning on the wall is labelled by its top face; its body, found, shows beside it.
+    beside, between = Reading((), "unsure", (
+        Problem("the die at (335, 200) could not be read", ProblemKind.UNREADABLE, where=(335, 200)),
+    )), Reading((), "unsure", (
+        Problem("the die at (200, 200) could not be read", ProblemKind.UNREADABLE, where=(200, 200)),
+    ))
+    tally = Tally()
+    tally.add(beside, label, 400, 400)
+    tally.add(between, label, 400, 400)
+    assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {ProblemKind.UNREADABLE: 1}
     assert is_table_camera(label, 400, 400) and not is_table_camera(label, 200, 200)  # dice of 40 px, then 20
 
 
