@@ -126,35 +126,6 @@ def test_the_training_variety_adds_red_pips_on_dark_dice_and_marbled_dice():
     assert all(die != pips for die, pips, _, _ in picked)
 
 
-def test_the_training_variety_adds_screws_clips_and_specks_that_are_no_dice():
-    scenes = [synth.random_scene(seed, variety=True) for seed in range(60)]
-    kinds = {fixture.kind for scene in scenes for fixture in scene.fixtures}
-    assert kinds == {"screw", "rivet", "clip", "speck"}
-    for scene in scenes:
-        half_width, half_depth = scene.tray_size[0] / 2, scene.tray_size[1] / 2
-        held = [fixture for fixture in scene.fixtures if fixture.kind != "speck"]
-        assert sorted((f.x, f.y) for f in held) == sorted((f.x, -f.y) if abs(f.x) > half_width else (-f.x, f.y)
-                                                          for f in held), "screws and clips come in pairs"
-        for fixture in scene.fixtures:
-            on_floor = abs(fixture.x) < half_width and abs(fixture.y) < half_depth
-            assert on_floor == (fixture.kind == "speck")
-        assert len(synth.truth(scene, "x.jpg")["dice"]) == len(scene.dice)
-    assert synth.random_scene(5).fixtures == (), "samples/ are made without them"
-
-
-def test_a_fixture_is_drawn_where_it_lies():
-    scene = next(s for s in (synth.random_scene(seed, size=(640, 480), variety=True) for seed in range(100))
-                 if any(f.kind == "screw" and f.z > 0 for f in s.fixtures))  # on the rim, so in view
-    scene = replace(scene, glare=(), noise_sigma=0.0, blur_sigma=0.0, hand=None)
-    bare = synth.render(replace(scene, fixtures=()))
-    image = synth.render(scene)
-    screws = np.array([[f.x, f.y, f.z] for f in scene.fixtures if f.kind == "screw"])
-    in_view = [(x, y) for x, y in np.round(scene.camera.project(screws)).astype(int) if 0 <= x < 640 and 0 <= y < 480]
-    assert in_view
-    for x, y in in_view:
-        assert np.abs(image[y, x].astype(int) - bare[y, x]).max() > 10
-
-
 def test_every_committed_sample_is_still_the_scene_its_seed_makes():
     plan = {seed: distraction for _, seed, distraction in synth.sample_plan(len(_manifest()), 0)}
     for row in _manifest():

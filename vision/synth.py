@@ -169,21 +169,6 @@ class Camera:
 
 
 @dataclass(frozen=True)
-class Fixture:
-    """Something round or flat that is no die: a screw head or clip on the tray's rim or the table
-    beside it, or a speck on the floor. Real trays have them (byler-d6's two screws were read as dice
-    showing one), so the training variety shows them, to be learnt as floor."""
-
-    kind: str  # "screw" (a slotted disc), "rivet" (a plain one), "clip" (a flat bar), "speck" (a dot on the floor)
-    x: float
-    y: float
-    z: float
-    size: float  # diameter or length, in millimetres
-    angle: float  # degrees: a screw's slot, a clip's length
-    colour: tuple[int, int, int]
-
-
-@dataclass(frozen=True)
 class Scene:
     """Everything needed to render one picture; a pure value, so frames of a sequence share it."""
 
@@ -205,7 +190,6 @@ class Scene:
     hand: tuple[tuple[float, float], tuple[float, float], tuple[int, int, int]] | None = None
     motion_blur: tuple[float, float] | None = None  # (length px, angle deg)
     problems: tuple[str, ...] = field(default=())
-    fixtures: tuple[Fixture, ...] = field(default=())
 
 
 def _rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -345,7 +329,7 @@ def pick_colours(rng: np.random.Generator, variety: bool = False) -> tuple[str, 
 def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int] | None = None,
                  dice_count: int | None = None, variety: bool = False) -> Scene:
     """A random but reproducible scene. `distraction` is one of DISTRACTIONS or None; `variety` as in
-    pick_colours, and fixtures that are no dice (random_fixtures)."""
+    pick_colours."""
     rng = np.random.default_rng(seed)
     width, height = size or RESOLUTIONS[rng.choice(len(RESOLUTIONS), p=(0.6, 0.2, 0.1, 0.1))]
     tray_width = rng.uniform(240, 360)
@@ -397,49 +381,13 @@ def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int
     tray_colour = str(rng.choice(list(TRAY_COLOURS)))
     red, green, blue = (int(c) for c in rng.integers(40, 200, 3))
     table = (red, green, blue)
-    # Drawn last, so the scenes of samples/ (made without the variety) stay what their seeds made.
-    fixtures = random_fixtures(rng, tray, wall, die_size) if variety else ()
     return Scene(
         width=width, height=height, tray_size=tray, wall_height=wall, tray_colour=tray_colour, table_colour=table,
         camera=camera, light=light, dice=tuple(dice),
         gradient=(float(rng.uniform(-0.35, 0.35)), float(rng.uniform(-0.35, 0.35)), float(rng.uniform(0.0, 0.35))),
         glare=tuple(glare), blur_sigma=float(rng.uniform(0.0, 1.1)), noise_sigma=float(rng.uniform(0.8, 3.5)),
         texture_seed=int(rng.integers(2**31)), hand=hand, motion_blur=motion, problems=tuple(problems),
-        fixtures=fixtures,
     )
-
-
-RIM_THICKNESS = 8.0  # millimetres, each wall of the tray
-
-
-def random_fixtures(rng: np.random.Generator, tray: tuple[float, float], wall: float,
-                    die_size: float) -> tuple[Fixture, ...]:
-    """Screws and clips in pairs on the rim or the table just beyond it (as a tray is fixed or held),
-    and a few specks on the floor; any of them may be absent."""
-    tw, td = tray
-    fixtures: list[Fixture] = []
-    metal = [(150, 150, 150), (200, 200, 205), (60, 60, 60), (70, 150, 190), (30, 30, 30)]
-    for _ in range(int(rng.choice([0, 1, 1, 2]))):
-        kind = str(rng.choice(["screw", "rivet", "clip"]))
-        on_rim = rng.random() < 0.5
-        axis = int(rng.integers(2))
-        # On the rim's top, or on the table at least a wall's height out, where the wall cannot hide it.
-        out = RIM_THICKNESS / 2 if on_rim else RIM_THICKNESS + max(wall, 10.0) + rng.uniform(0, 25)
-        z = wall if on_rim else 0.0
-        size = die_size * (rng.uniform(0.6, 1.4) if kind == "clip" else rng.uniform(0.4, 1.0))
-        colour = tuple(int(c) for c in metal[int(rng.integers(len(metal)))])
-        along = rng.uniform(0.15, 0.45) * (td if axis == 0 else tw)
-        sign = 1 if rng.random() < 0.5 else -1
-        edge = (tw if axis == 0 else td) / 2 + out
-        angle = float(rng.uniform(0, 180))
-        for side in (-1, 1):  # a pair, symmetric about the tray's middle
-            x, y = (sign * edge, side * along) if axis == 0 else (side * along, sign * edge)
-            fixtures.append(Fixture(kind, float(x), float(y), z, float(size), angle, colour))
-    for _ in range(int(rng.choice([0, 0, 1, 2, 4]))):
-        shade = int(rng.choice([30, 70, 220]))
-        fixtures.append(Fixture("speck", float(rng.uniform(-0.45, 0.45) * tw), float(rng.uniform(-0.45, 0.45) * td),
-                                0.0, float(die_size * rng.uniform(0.06, 0.2)), 0.0, (shade, shade, shade)))
-    return tuple(fixtures)
 
 
 def _random_hand(rng: np.random.Generator, camera: Camera, dice: Sequence[DieSpec]):
@@ -613,7 +561,7 @@ def render_tray(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, lis
     floor_corners = np.array([[-tw / 2, td / 2, 0], [tw / 2, td / 2, 0], [tw / 2, -td / 2, 0], [-tw / 2, -td / 2, 0]])
     _paste_quad(image, floor, np.ones(floor.shape[:2], np.float32), camera.project(floor_corners))
     wall_colour = np.array(floor_colour, np.float32) * 0.8
-    thickness = RIM_THICKNESS
+    thickness = 8.0
     near_walls = []
     for axis, sign in ((0, -1), (0, 1), (1, -1), (1, 1)):
         inward = np.zeros(3)
@@ -646,37 +594,6 @@ def render_tray(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, lis
             else:
                 near_walls.append((polygon, wall_colour * shade))
     return image, near_walls
-
-
-def render_fixtures(image: np.ndarray, scene: Scene, kinds: Sequence[str]) -> None:
-    """The scene's fixtures of the given kinds, each lying flat: a bar, or a disc with a lighter
-    domed middle (a screw's slotted)."""
-    camera = scene.camera
-    for fixture in (f for f in scene.fixtures if f.kind in kinds):
-        centre = np.array([fixture.x, fixture.y, fixture.z])
-        turn = math.radians(fixture.angle)
-        along = np.array([math.cos(turn), math.sin(turn), 0.0])
-        across = np.array([-math.sin(turn), math.cos(turn), 0.0])
-        colour = np.array(fixture.colour, np.float32)
-
-        def disc(radius: float) -> np.ndarray:
-            turns = np.linspace(0, 2 * math.pi, 32, endpoint=False)
-            return camera.project(centre + radius * (np.cos(turns)[:, None] * along + np.sin(turns)[:, None] * across))
-
-        if fixture.kind == "clip":
-            corners = [centre + a * along * fixture.size / 2 + b * across * fixture.size / 5
-                       for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
-            _fill_polygon(image, camera.project(np.array(corners)), colour)
-        elif fixture.kind == "speck":
-            _fill_polygon(image, disc(fixture.size / 2), colour)
-        else:
-            _fill_polygon(image, disc(fixture.size / 2), colour * 0.8)
-            _fill_polygon(image, disc(fixture.size * 0.38), np.minimum(colour * 1.15 + 10, 255))
-        if fixture.kind == "screw":
-            ends = camera.project(np.array([centre - along * fixture.size * 0.3, centre + along * fixture.size * 0.3]))
-            width = max(1, round(fixture.size * 0.08 * camera.focal / float(np.linalg.norm(camera.position - centre))))
-            cv2.line(image, tuple(np.round(ends[0]).astype(int)), tuple(np.round(ends[1]).astype(int)),
-                     tuple(float(c) for c in colour * 0.4), width, cv2.LINE_AA)
 
 
 def render_hand(image: np.ndarray, scene: Scene) -> None:
@@ -726,12 +643,10 @@ def _lighting(image: np.ndarray, scene: Scene) -> None:
 def render(scene: Scene) -> np.ndarray:
     """The BGR uint8 picture of a scene, with its lighting, blur and sensor noise."""
     image, near_walls = render_tray(scene, np.random.default_rng(scene.texture_seed))
-    render_fixtures(image, scene, ("speck",))
     render_shadows(image, scene, scene.dice)
     render_dice(image, scene, scene.dice, {})
     for polygon, colour in near_walls:
         _fill_polygon(image, polygon, colour)
-    render_fixtures(image, scene, ("screw", "rivet", "clip"))
     if scene.hand is not None:
         render_hand(image, scene)
     _lighting(image, scene)
@@ -998,8 +913,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sequences", action="store_true", help="also write the settle-detection sequences")
     parser.add_argument("--jobs", type=int, default=1, help="processes rendering at once (default 1)")
     parser.add_argument("--variety", action="store_true",
-                        help="also dim red pips on dark dice, marbled dice, screws, clips and specks "
-                             "(for training; not samples/)")
+                        help="also dim red pips on dark dice and marbled dice (for training; not samples/)")
     args = parser.parse_args(argv)
     if args.count < 0 or not 1 <= args.quality <= 100 or args.jobs < 1:
         parser.error("--count must be 0 or more, --quality within 1..100 and --jobs 1 or more")
