@@ -328,6 +328,27 @@ def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable():
         ("unreadable", "the die at (400, 300) could not be read")]
 
 
+@pytest.mark.parametrize("says, value, said", [
+    ((4, 0.7), 4, ()),  # the pips of the whole die agree with the classifier: read
+    ((2, 0.7), None, ("the die at (400, 300) could not be read",)),  # they do not: still unread
+])
+def test_a_face_outlined_too_small_is_counted_again_in_the_detectors_square(says, value, said):
+    """The outline took in one corner of a four (a lit corner, a dark die's dim face): no layout there.
+    Counted again in the square round the whole die, the four pips agree with the classifier at 0.7."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 4, (400, 300), 70, 0.0, (235, 235, 235), (20, 20, 20))
+    corner = FaceBox((383.0, 283.0), (30.0, 30.0), 0.0)
+    assert reader.count_pips(image, corner).value != 4
+    found = reader.FoundDie(Detection(400, 300, 80, 0.9), corner, Opinion(*says))
+    reading = reader.DiceReader(_FakeDetector([]), _FakeClassifier(says)).judge(image, [found])
+    assert [die.value for die in reading.dice] == [value]
+    assert reading.problems == said
+
+
 class _ReadingBySize:
     """Says `large_opinion` of a box at least `large` px across, `small_opinion` of a smaller one."""
 

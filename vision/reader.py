@@ -119,6 +119,12 @@ def combine(classical: FaceRead, learned: Opinion | None, alone: float = CLASSIF
     return Opinion(None, 0.0)
 
 
+def count_pips(frame: np.ndarray, box: FaceBox) -> FaceRead:
+    """The pip count's reading of the face in a square of the frame."""
+    (face,) = crop_faces(frame, [box], size=FACE_PX, margin=FACE_MARGIN)
+    return read_face(face)
+
+
 def face_boxes(frame: np.ndarray, spot: Detection) -> list[FaceBox]:
     """The top face of a detected die as one or two rotated squares to read: its own outline where its
     colour shows it and its size agrees with the detector's; else the detector's square turned and
@@ -308,9 +314,12 @@ class DiceReader:
                 assert opinion is not None
                 dice.append(Die(opinion.value, x, y, side, box.angle, round(opinion.confidence, 3)))
                 continue
-            (face,) = crop_faces(frame, [box], size=FACE_PX, margin=FACE_MARGIN)
-            classical = read_face(face)
+            classical = count_pips(frame, box)
             value, confidence = combine(classical, opinion, alone_from(spot))
+            if value is None and opinion is not None and opinion.value is not None:
+                # The outline may take in only part of the face (a lit corner, a dark die's dim face): the
+                # pips counted in the detector's square round the whole die may agree with the classifier.
+                value, confidence = combine(count_pips(frame, detector_square(frame, spot)), opinion, alone_from(spot))
             said = f"({x:.0f}, {y:.0f})"
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
