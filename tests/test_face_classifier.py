@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from pathlib import Path
@@ -260,6 +261,23 @@ def test_real_photos_of_the_test_split_are_read_accurately(jittered):
         total += len(dice)
     assert total > 250
     assert right / total >= ACCURACY_FLOOR
+
+
+def test_a_renders_cocked_die_is_taught_as_no_face_and_a_photos_dice_as_labelled(tmp_path):
+    tool = _training_tool()
+    for folder in ("render", "photo"):
+        (tmp_path / folder / "images").mkdir(parents=True)
+        (tmp_path / folder / "labels").mkdir()
+        cv2.imwrite(str(tmp_path / folder / "images" / "a.jpg"), np.full((100, 200, 3), 90, np.uint8))
+        (tmp_path / folder / "labels" / "a.txt").write_text("0 0.25 0.5 0.2 0.4\n2 0.75 0.5 0.2 0.4\n")
+        (tmp_path / folder / "manifest.csv").write_text("image,values,status\na.jpg,1-3,unsure\n")
+    (tmp_path / "render" / "truth").mkdir()
+    (tmp_path / "render" / "truth" / "a.json").write_text(json.dumps({"dice": [
+        {"value": 1, "x": 50.0, "y": 50.0, "cocked": False}, {"value": 3, "x": 150.2, "y": 49.9, "cocked": True}]}))
+    rendered = tool.load_split(tmp_path / "render", None)
+    photographed = tool.load_split(tmp_path / "photo", None)
+    assert [(d.value, d.readable) for d in rendered.dice] == [(1, True), (3, False)]
+    assert [(d.value, d.readable) for d in photographed.dice] == [(1, True), (3, True)]
 
 
 # Measured on the byler-d6 test split, with labelled and with jittered boxes (98.4 % and 97.7 %, see

@@ -95,11 +95,22 @@ def load_split(dataset: Path, split: str | None) -> LabelledSet:
         if image is None:
             raise SystemExit(f"cannot read {label.path}")
         height, width = image.shape[:2]
-        dice += [LabelledDie(len(images), die.x, die.y, math.sqrt(die.width * die.height), die.value)
+        cocked = cocked_dice(dataset / "truth" / f"{label.path.stem}.json")
+        dice += [LabelledDie(len(images), die.x, die.y, math.sqrt(die.width * die.height), die.value,
+                             not any(math.dist((die.x, die.y), centre) < 2.0 for centre in cocked))
                  for die in label.boxes_in_pixels(width, height) or ()]
         names.append(label.path.name)
         images.append(image)
     return LabelledSet(names, images, dice)
+
+
+def cocked_dice(truth_file: Path) -> list[tuple[float, float]]:
+    """The centres of the dice a render's truth (tools/render) says lean on a die or a wall: their top
+    face is labelled, but the camera sees it askew beside a side face, so it is taught as "not a die
+    face" (as in generated pictures), for the reader to leave such a die unsure. [] for a photo."""
+    if not truth_file.is_file():
+        return []
+    return [(d["x"], d["y"]) for d in json.loads(truth_file.read_text())["dice"] if d["cocked"]]
 
 
 # The photos' labels are upright boxes round the top face, 1 to 1.41 times the face's side; the
