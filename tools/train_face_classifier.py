@@ -95,6 +95,7 @@ def load_split(dataset: Path, split: str | None) -> LabelledSet:
         if image is None:
             raise SystemExit(f"cannot read {label.path}")
         height, width = image.shape[:2]
+        # A render's label boxes its die's top face, whose own centre the truth gives: within 2 px.
         cocked = cocked_dice(dataset / "truth" / f"{label.path.stem}.json")
         dice += [LabelledDie(len(images), die.x, die.y, math.sqrt(die.width * die.height), die.value,
                              not any(math.dist((die.x, die.y), centre) < 2.0 for centre in cocked))
