@@ -16,10 +16,12 @@ Per source (../shared/datasets/*, and samples/), photos are split into the table
 TABLE_DICE labelled dice, each at least TABLE_DIE_PX across in the photo, the camera near straight down)
 and the rest; a source whose photos are all steep phone shots (STEEP) has its few-dice photos apart as
 "few dice, steep", a figure of its own, not a target. For each part:
-- exact: read "ok" with exactly the labelled values; per-die: labelled dice found and read right;
-- silent-wrong: read "ok" and any value wrong, a die missed included; five taken wrong: read "ok" with
-  five values, any wrong, the roll the table would take (it refuses fewer than five dice): the failure
-  that costs points; unsure: read "unsure";
+- exact: read as labelled: "ok" with exactly the labelled values, or "unsure" where the picture is
+  labelled unsure (samples/ and renders: a hand, motion blur, a cocked die; the real sources have none),
+  whose count is given apart; per-die: labelled dice found and read right;
+- silent-wrong: read "ok" and any value wrong, a die missed included, or read "ok" where the picture is
+  labelled unsure; five taken wrong: those read "ok" with five values, the roll the table would take (it
+  refuses fewer than five dice): the failure that costs points; unsure: read "unsure";
 - each alarm (ProblemKind): the share of photos where it fires away from every labelled die (more than
   a die's size from its centre: false),
   and where it fires on a labelled die (the die was there; the reader could not read it). The real
@@ -71,6 +73,9 @@ class Tally:
     # die missed is silent-wrong too, but the table takes no throw of four dice.
     accepted_wrong: int = 0
     unsure: int = 0
+    # Pictures labelled unsure (a hand, motion blur, a cocked die), and those of them read unsure.
+    labelled_unsure: int = 0
+    called_unsure: int = 0
     dice: int = 0
     dice_right: int = 0
     false_alarm: collections.Counter = field(default_factory=collections.Counter)
@@ -78,11 +83,15 @@ class Tally:
 
     def add(self, reading: Reading, label: LabelledImage, width: int, height: int) -> None:
         result = score(reading, label, width, height)
+        doubtful = label.expected_status == "unsure"
+        wrong = result.silent_wrong or (doubtful and reading.status == "ok")
         self.photos += 1
-        self.exact += result.exact and not result.unsure
-        self.silent_wrong += result.silent_wrong
-        self.accepted_wrong += result.silent_wrong and len(reading.dice) == DICE_PER_ROLL
+        self.exact += result.unsure if doubtful else result.exact and not result.unsure
+        self.silent_wrong += wrong
+        self.accepted_wrong += wrong and len(reading.dice) == DICE_PER_ROLL
         self.unsure += result.unsure
+        self.labelled_unsure += doubtful
+        self.called_unsure += doubtful and result.unsure
         self.dice += result.dice_labelled
         self.dice_right += result.dice_right
         boxes = label.boxes_in_pixels(width, height) or ()
@@ -95,12 +104,14 @@ class Tally:
         if not self.photos:
             return f"  {name:24s} no photos"
         share = lambda count: f"{count / self.photos:6.1%}"  # noqa: E731
+        doubtful = (f"; labelled unsure {self.labelled_unsure}, called unsure {self.called_unsure}"
+                    if self.labelled_unsure else "")
         alarms = "  ".join(f"{kind.value} {share(self.false_alarm[kind])} false, {share(self.on_a_die[kind])} on a die"
                            for kind in ALARMS)
         return (f"  {name:24s} {self.photos:4d} photos {self.dice:5d} dice  exact {share(self.exact)}  "
                 f"per-die {self.dice_right / max(self.dice, 1):6.1%}  silent-wrong {share(self.silent_wrong)} "
                 f"({self.silent_wrong}), five taken wrong {share(self.accepted_wrong)} ({self.accepted_wrong})  "
-                f"unsure {share(self.unsure)}\n    alarms: {alarms}")
+                f"unsure {share(self.unsure)}{doubtful}\n    alarms: {alarms}")
 
 
 ALARMS = (ProblemKind.UNREADABLE, ProblemKind.DOUBTFUL, ProblemKind.MAYBE_DIE, ProblemKind.FOREIGN)

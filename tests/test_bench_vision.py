@@ -118,3 +118,20 @@ def test_a_steep_sources_few_dice_photos_are_reported_apart_from_table_camera_on
     (folder / "manifest.csv").write_text("image,values,status\nsynth_00002.jpg,1-3-3-5-5,ok\n")
     tallies = bench_source(folder, default_reader(), None, None)
     assert tallies[part].photos == 1 and tallies["the rest"].photos == 0 and tallies["all"].photos == 1
+
+
+def test_the_source_bench_counts_a_picture_labelled_unsure_right_only_when_read_unsure():
+    """A cocked die's top face is labelled, but the table must not take it as a clean value."""
+    from bench_sources import Tally
+
+    from vision.labelled import LabelledImage
+    from vision.reading import Die, Problem, ProblemKind, Reading
+
+    label = LabelledImage(Path("x_cocked.jpg"), (1, 2, 3, 4, 5), "unsure", None)
+    dice = tuple(Die(value, 50 * value, 100, 40, 0, 0.9) for value in (1, 2, 3, 4, 5))
+    tally = Tally()
+    doubt = (Problem("the die at (150, 100) may be misread", ProblemKind.DOUBTFUL, where=(150, 100)),)
+    for reading in (Reading(dice, "ok"), Reading(dice, "unsure", doubt)):
+        tally.add(reading, label, 400, 400)
+    assert (tally.exact, tally.silent_wrong, tally.accepted_wrong, tally.unsure) == (1, 1, 1, 1)
+    assert "labelled unsure 2, called unsure 1" in tally.line("all")
