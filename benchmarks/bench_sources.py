@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO))
 from scorer.rules import DICE_PER_ROLL  # noqa: E402
 from vision.die_detector import DieDetector, default_detector  # noqa: E402
 from vision.face_classifier import FaceClassifier, default_classifier  # noqa: E402
-from vision.labelled import LabelledDie, LabelledImage, load_folder, score  # noqa: E402
+from vision.labelled import LabelledDie, LabelledImage, load_folder, read_as_labelled, score  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 from vision.reading import ProblemKind, Reading  # noqa: E402
 
@@ -86,7 +86,7 @@ class Tally:
         doubtful = label.expected_status == "unsure"
         wrong = result.silent_wrong or (doubtful and reading.status == "ok")
         self.photos += 1
-        self.exact += result.unsure if doubtful else result.exact and not result.unsure
+        self.exact += read_as_labelled(result, label)
         self.silent_wrong += wrong
         self.accepted_wrong += wrong and len(reading.dice) == DICE_PER_ROLL
         self.unsure += result.unsure

@@ -137,6 +137,12 @@ def load_folder(folder: Path, split: str | None = None,
     return images
 
 
+def read_as_labelled(result: Score, label: LabelledImage) -> bool:
+    """Read "ok" with exactly the labelled values, or "unsure" where the picture is labelled unsure (a
+    hand, motion blur, a cocked die: the table must not take its top faces as a clean roll)."""
+    return result.unsure if label.expected_status == "unsure" else result.exact and not result.unsure
+
+
 def score(reading: Reading, label: LabelledImage, width: int, height: int) -> Score:
     """Exact: the values read are the labelled ones. Silent wrong: status ok yet not exact.
     Dice right: labelled dice whose centre holds a detection (nearest first) with the right value;
