@@ -21,7 +21,7 @@ and the rest; a source whose photos are all steep phone shots (STEEP) has its fe
   whose count is given apart; per-die: labelled dice found and read right;
 - silent-wrong: read "ok" and any value wrong, a die missed included, or read "ok" where the picture is
   labelled unsure; five taken wrong: those read "ok" with five values, the roll the table would take (it
-  refuses fewer than five dice): the failure that costs points; unsure: read "unsure";
+  refuses fewer as a turn's first throw): the failure that costs points; unsure: read "unsure";
 - each alarm (ProblemKind): the share of photos where it fires away from every labelled die (more than
   a die's size from its centre: false),
   and where it fires on a labelled die (the die was there; the reader could not read it). The real
@@ -70,7 +70,8 @@ class Tally:
     exact: int = 0
     silent_wrong: int = 0
     # The "wrong roll the table would accept": read ok with five values, any of them wrong. A
-    # die missed is silent-wrong too, but the table takes no throw of four dice.
+    # die missed is silent-wrong too: the table refuses four dice as a turn's first throw, and on a
+    # later one takes the missing die for one kept aside (asking which when it cannot tell).
     accepted_wrong: int = 0
     unsure: int = 0
     # Pictures labelled unsure (a hand, motion blur, a cocked die), and those of them read unsure.

@@ -67,7 +67,7 @@ def test_an_empty_tray_is_read_as_no_dice():
 
 
 def test_something_large_in_the_tray_is_no_die():
-    # A hand hiding a die leaves fewer dice than a roll has, which the table refuses; one beside the
+    # A hand hiding a die leaves fewer dice than a roll has (no turn's first throw); one beside the
     # dice must not add a die nor hide the others.
     image = roll([2, 3, 4])
     cv2.ellipse(image, (900, 750), (260, 120), 30, 0, 360, (120, 160, 210), -1)

@@ -4,7 +4,7 @@ decoded image.
 Held without exception: every clear picture is read ok and exactly, no die is ever given a wrong
 value, and no picture gives a roll the table would accept (read ok, five dice) with a wrong value.
 A hand over the tray hides dice: a still frame of it may be read ok with the dice in view, which the
-table refuses (a roll has five dice); in the camera loop the settle detector sees the hand move.
+table refuses as a turn's first throw; in the camera loop the settle detector sees the hand move.
 """
 
 from pathlib import Path
