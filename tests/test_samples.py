@@ -68,3 +68,10 @@ def test_a_hand_hides_dice_and_the_table_would_not_take_the_throw(scores):
     a hand in view either leaves a die unread or hides one, so the throw is not five dice read ok."""
     hands = {name: (reading.status, reading.values) for name, (_, _, reading) in scores.items() if "_hand" in name}
     assert hands and all(status == "unsure" or len(values) < 5 for status, values in hands.values()), hands
+
+
+def test_the_pictures_labelled_unsure_are_called_unsure_as_often_as_measured(scores):
+    """A floor at the measured 4 of 9 (two hands, two motion blurs); the three cocked dice,
+    a hand hiding a die and an empty blurred tray are read ok today (docs/reader.md)."""
+    labelled = [reading.status for label, _, reading in scores.values() if label.expected_status == "unsure"]
+    assert len(labelled) == 9 and labelled.count("unsure") >= 4, labelled
