@@ -85,9 +85,10 @@ class Tally:
     def add(self, reading: Reading, label: LabelledImage, width: int, height: int) -> None:
         result = score(reading, label, width, height)
         doubtful = label.expected_status == "unsure"
-        wrong = result.silent_wrong or (doubtful and reading.status == "ok")
+        right = read_as_labelled(result, label)
+        wrong = reading.status == "ok" and not right
         self.photos += 1
-        self.exact += read_as_labelled(result, label)
+        self.exact += right
         self.silent_wrong += wrong
         self.accepted_wrong += wrong and len(reading.dice) == DICE_PER_ROLL
         self.unsure += result.unsure

@@ -133,7 +133,7 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
         expected_unsure.append(label.expected_status == "unsure")
         if len(frames) < frames_1280:
             frames.append(cv2.resize(image, (1280, 960), interpolation=cv2.INTER_LINEAR))
-        missed = result.silent_wrong or not read_as_labelled(result, label)
+        missed = not read_as_labelled(result, label)
         if failures is not None and missed:
             failures.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(failures / f"{folder.name}_{label.path.stem}.png"), annotate(image, reading))
