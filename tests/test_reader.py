@@ -328,6 +328,36 @@ def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable():
         ("unreadable", "the die at (400, 300) could not be read")]
 
 
+@pytest.mark.parametrize("colour, floor, diameter", [
+    ((120, 120, 120), (200, 205, 200), 60),  # a screw head on a white board
+    ((250, 250, 250), (90, 140, 190), 70),  # a lamp's glare on wood
+    ((30, 30, 200), (200, 205, 200), 56),  # a red token
+])
+def test_a_disc_found_as_a_die_and_read_by_neither_says_nothing(colour, floor, diameter):
+    """A screw head, a coin, a glare spot: found surely as a die, its face read by neither. A die is
+    never round, so the reading stays ok instead of asking about something that is no die."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=floor, seed=3)
+    cv2.circle(image, (400, 300), diameter // 2, colour, -1, cv2.LINE_AA)
+    detector = _FakeDetector([Detection(400, 300, 70, 0.9)])
+    reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
+    assert (reading.status, reading.dice, reading.problems) == ("ok", (), ())
+
+
+@pytest.mark.parametrize("value, pip_share", [(1, 0.45), (1, 0.3), (4, 0.2)])
+def test_a_die_is_no_disc_even_a_one_with_a_large_pip(value, pip_share):
+    from vision.pips import is_disc
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, value, (400, 300), 70, 20.0, (235, 235, 235), (30, 30, 200))
+    if value == 1:
+        cv2.circle(image, (400, 300), round(70 * pip_share / 2), (30, 30, 200), -1, cv2.LINE_AA)
+    assert not is_disc(image, ((400, 300), (80, 80), 0.0))
+    assert not is_disc(image, ((400, 300), (70, 70), 20.0))
+
+
 @pytest.mark.parametrize("says, value, said", [
     ((4, 0.7), 4, ()),  # the pips of the whole die agree with the classifier: read
     ((2, 0.7), None, ("the die at (400, 300) could not be read",)),  # they do not: still unread

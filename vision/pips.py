@@ -115,9 +115,9 @@ def _face_region(lab: np.ndarray, cut_floor: float = 40.0, cut_share: float = 1.
 SIDE_FACE_CUT = 0.6
 
 
-def refine_box(frame: np.ndarray, box) -> FaceBox | None:
-    """The top face's own rectangle, found around a detected die's box (which may include a side face, a
-    shadow or the edge of a neighbour); None when no square face shows there."""
+def _blob(frame: np.ndarray, box) -> tuple[np.ndarray, float, int, int] | None:
+    """The outline of the region of one colour covering the middle of a detected die's box, in a
+    48-pixel square of the frame round it, with that square's scale and corner in the frame."""
     (cx, cy), (w, h), _ = box
     span = max(int(1.4 * max(w, h)), 4)
     size = 48
@@ -130,15 +130,37 @@ def refine_box(frame: np.ndarray, box) -> FaceBox | None:
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return None
-    contour = max(contours, key=cv2.contourArea)
+    return max(contours, key=cv2.contourArea), span / size, left, top
+
+
+def refine_box(frame: np.ndarray, box) -> FaceBox | None:
+    """The top face's own rectangle, found around a detected die's box (which may include a side face, a
+    shadow or the edge of a neighbour); None when no square face shows there."""
+    blob = _blob(frame, box)
+    if blob is None:
+        return None
+    contour, k, left, top = blob
     (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
-    if min(fw, fh) < 0.2 * size or max(fw, fh) > 1.35 * min(fw, fh):
+    if min(fw, fh) < 0.2 * 48 or max(fw, fh) > 1.35 * min(fw, fh):
         return None
     if cv2.contourArea(contour) < 0.82 * fw * fh:
         return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
-    k = span / size
     # +0.5 pixel centres: resize maps pixel centres, not corners
     return FaceBox(((fx + 0.5) * k - 0.5 + left, (fy + 0.5) * k - 0.5 + top), (fw * k, fh * k), angle)
+
+
+def is_disc(frame: np.ndarray, box) -> bool:
+    """Whether what was found in a die's box is a disc as large as the box: a screw head, a coin, a
+    glare spot. No die looks so from any side; a one's pip is a disc, but a third of the die across."""
+    blob = _blob(frame, box)
+    if blob is None:
+        return False
+    contour, k, _, _ = blob
+    (_, _), radius = cv2.minEnclosingCircle(contour)
+    _, (fw, fh), _ = cv2.minAreaRect(contour)
+    area = cv2.contourArea(contour)
+    return (2 * radius * k >= 0.7 * max(box[1]) and area >= 0.85 * np.pi * radius * radius
+            and area < 0.82 * fw * fh)
 
 
 def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:
