@@ -115,12 +115,16 @@ def _face_region(lab: np.ndarray, cut_floor: float = 40.0, cut_share: float = 1.
 SIDE_FACE_CUT = 0.6
 
 
+# Outlines are found in a square of this many pixels round the detected die, whatever its size.
+BLOB_PX = 48
+
+
 def _blob(frame: np.ndarray, box) -> tuple[np.ndarray, float, int, int] | None:
     """The outline of the region of one colour covering the middle of a detected die's box, in a
-    48-pixel square of the frame round it, with that square's scale and corner in the frame."""
+    BLOB_PX square of the frame round it, with that square's scale and corner in the frame."""
     (cx, cy), (w, h), _ = box
     span = max(int(1.4 * max(w, h)), 4)
-    size = 48
+    size = BLOB_PX
     window, left, top = frame_window(frame, cx, cy, span)
     window = shrink(window, size, size)
     # A tighter colour cut than for pips: the side faces, shaded a little darker, stay out.
@@ -141,7 +145,7 @@ def refine_box(frame: np.ndarray, box) -> FaceBox | None:
         return None
     contour, k, left, top = blob
     (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
-    if min(fw, fh) < 0.2 * 48 or max(fw, fh) > 1.35 * min(fw, fh):
+    if min(fw, fh) < 0.2 * BLOB_PX or max(fw, fh) > 1.35 * min(fw, fh):
         return None
     if cv2.contourArea(contour) < 0.82 * fw * fh:
         return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
