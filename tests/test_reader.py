@@ -463,13 +463,13 @@ def test_a_large_die_takes_the_place_of_its_pips_found_as_dice():
 ])
 def test_a_spot_on_a_large_die_keeps_it_out_only_when_read_as_surely_as_the_reader_would_take_it(size, score, replaced):
     from vision.die_detector import Detection
-    from vision.reader import with_large_dice
+    from vision.face_classifier import FaceBox, Opinion
+    from vision.reader import FoundDie, with_large_dice
 
     frame = tray(colour=(60, 120, 40), seed=3)
-    spots, read = [Detection(660, 500, size, score)], [(((660.0, 500.0), (250.0, 250.0), 0.0), (5, 0.85))]
-    large, large_read = [Detection(640, 480, 320, 0.9)], [(((640.0, 480.0), (320.0, 320.0), 0.0), (5, 0.95))]
-    kept = with_large_dice(frame, spots, read, large, large_read)
-    assert kept == ((large, large_read) if replaced else (spots, read))
+    spot = FoundDie(Detection(660, 500, size, score), FaceBox((660.0, 500.0), (250.0, 250.0), 0.0), Opinion(5, 0.85))
+    large = FoundDie(Detection(640, 480, 320, 0.9), FaceBox((640.0, 480.0), (320.0, 320.0), 0.0), Opinion(5, 0.95))
+    assert with_large_dice(frame, [spot], [large]) == ([large] if replaced else [spot])
 
 
 def test_two_dice_on_a_dark_tray_are_not_one_large_two():
@@ -573,13 +573,15 @@ def test_a_face_read_doubtfully_in_its_outline_is_read_in_the_detectors_square()
 def test_the_detectors_square_only_gives_a_surer_value(first, in_square, kept):
     from vision import reader
     from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
 
     frame = tray(colour=(60, 120, 40), seed=3)
-    box = ((400.0, 300.0), (70.0, 70.0), 0.0)
+    box = FaceBox((400.0, 300.0), (70.0, 70.0), 0.0)
     classifier = _FakeClassifier(in_square)
     # Found faintly, so all these are doubtful: the classifier alone is trusted from 0.9 there.
-    read = reader.read_in_detector_squares(frame, [Detection(400, 300, 90, 0.4)], [(box, first)], classifier)
-    assert read == [(box, kept)]
+    spot = Detection(400, 300, 90, 0.4)
+    read = reader.read_in_detector_squares(frame, [reader.FoundDie(spot, box, Opinion(*first))], classifier)
+    assert read == [reader.FoundDie(spot, box, Opinion(*kept))]
 
 
 def test_the_pips_a_large_die_took_the_place_of_are_not_read_again():

@@ -79,6 +79,11 @@ class FoundDie:
     box: FaceBox
     opinion: Opinion | None
 
+    @property
+    def confidence(self) -> float:
+        """The classifier's confidence in its opinion of the face (0 without the classifier)."""
+        return 0.0 if self.opinion is None else self.opinion.confidence
+
 
 def working_frame(image: np.ndarray) -> tuple[np.ndarray, float]:
     """The frame as 3-channel uint8, halved until no larger than WORK_SIDE, and the scale it was shrunk
@@ -177,29 +182,27 @@ def distinct_dice(spots: list[Detection], boxes: list[FaceBox]) -> list[int]:
     return kept
 
 
-def with_large_dice(frame: np.ndarray, spots: list, read: list, large: list, large_read: list) -> tuple[list, list]:
-    """The dice and their (box, opinion), with each large die of the detector's coarser looks that the
-    classifier reads surely in place of the spots on its face: its pips, which the first look takes
-    for dice, or the die itself found faintly. A spot read as surely as the reader would take its
-    value keeps the large one out when it is the large die itself, or a die of its own: read as a face
-    other than one, or as a one with a square face of its own (then the large one is something shaped
-    like a die at that scale: two dice on a dark tray are a two)."""
-    def keeps_it_out(index: int, big: Detection, face: FaceBox) -> bool:
-        opinion = read[index][1]
-        if not takes_alone(spots[index], opinion):
+def with_large_dice(frame: np.ndarray, dice: list[FoundDie], large: list[FoundDie]) -> list[FoundDie]:
+    """The dice, with each large die of the detector's coarser looks that the classifier reads surely
+    in place of the dice found on its face: its pips, which the first look takes for dice, or the die
+    itself found faintly. A die read as surely as the reader would take its value keeps the large one
+    out when it is the large die itself, or a die of its own: read as a face other than one, or as a
+    one with a square face of its own (then the large one is something shaped like a die at that
+    scale: two dice on a dark tray are a two)."""
+    def keeps_it_out(die: FoundDie, big: FoundDie) -> bool:
+        if die.opinion is None or not takes_alone(die.spot, die.opinion):
             return False
-        return (_same_die(spots[index], big, face) or opinion[0] != 1
-                or refine_box(frame, spots[index].box) is not None)
+        return (_same_die(die.spot, big.spot, big.box) or die.opinion.value != 1
+                or refine_box(frame, die.spot.box) is not None)
 
-    for big, (box, opinion) in zip(large, large_read):
-        if opinion is None or opinion[0] is None or opinion[1] < CLASSIFIER_ALONE:
+    for big in large:
+        if big.opinion is None or big.opinion.value is None or big.opinion.confidence < CLASSIFIER_ALONE:
             continue
-        on_it = [index for index, spot in enumerate(spots) if on_face(box, spot.x, spot.y)]
-        if any(keeps_it_out(index, big, box) for index in on_it):
+        on_it = [index for index, die in enumerate(dice) if on_face(big.box, die.spot.x, die.spot.y)]
+        if any(keeps_it_out(dice[index], big) for index in on_it):
             continue
-        spots = [spot for index, spot in enumerate(spots) if index not in on_it] + [big]
-        read = [pair for index, pair in enumerate(read) if index not in on_it] + [(box, opinion)]
-    return spots, read
+        dice = [die for index, die in enumerate(dice) if index not in on_it] + [big]
+    return dice
 
 
 def _same_die(spot: Detection, big: Detection, face: FaceBox) -> bool:
@@ -219,11 +222,11 @@ def tray_view(frame: np.ndarray, tray: Tray | None) -> tuple[np.ndarray, int, in
     return frame[top:bottom, left:right], left, top
 
 
-def read_in_detector_squares(frame: np.ndarray, spots: list, read: list,
-                             classifier: FaceClassifier | None = None) -> list:
-    """The (box, opinion) of each die, where a face not read surely enough to be taken alone is read
-    again, in its eight views, in the detector's square round the whole die, and a surer face value
-    read there kept (the face's own box stays). The classifier learnt the photos' dice from their
+def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie],
+                             classifier: FaceClassifier | None = None) -> list[FoundDie]:
+    """The dice, where a face not read surely enough to be taken alone is read again, in its eight
+    views, in the detector's square round the whole die, and a surer face value read there kept (the
+    face's own box stays). The classifier learnt the photos' dice from their
     labels, upright boxes round the whole die: a face's tight outline, about 0.6 of such a box, shows a
     dark die's dim pips too small to it.
     Only a value is taken from there: that square takes in the side faces and the tray, so its "no
@@ -231,14 +234,13 @@ def read_in_detector_squares(frame: np.ndarray, spots: list, read: list,
     "no face" (a screw head's). And only after the large dice took the place of their pips: in a
     square that large, a large die's pip and its neighbours look like a face of their own."""
     classifier = classifier or default_classifier()
-    doubtful = [index for index, (spot, (_, opinion)) in enumerate(zip(spots, read))
-                if opinion[1] < alone_from(spot)]
-    again = classifier.classify_in_views(frame, [detector_square(frame, spots[index]) for index in doubtful])
-    read = list(read)
-    for index, opinion in zip(doubtful, again):
-        if opinion[0] is not None and opinion[1] > read[index][1][1]:
-            read[index] = (read[index][0], Opinion(*opinion))
-    return read
+    doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
+    again = classifier.classify_in_views(frame, [detector_square(frame, dice[index].spot) for index in doubtful])
+    dice = list(dice)
+    for index, (value, confidence) in zip(doubtful, again):
+        if value is not None and confidence > dice[index].confidence:
+            dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
+    return dice
 
 
 class DiceReader:
@@ -276,30 +278,29 @@ class DiceReader:
         """Stages 4 and 5: each die found once, with its face's square and the classifier's opinion."""
         candidates = [face_boxes(frame, spot) for spot in sight.dice]
         distinct = distinct_dice(sight.dice, [boxes[0] for boxes in candidates])
-        spots = [sight.dice[i] for i in distinct]
-        read = self._boxes_and_opinions(frame, [candidates[i] for i in distinct])
+        found = self._read_faces(frame, [sight.dice[i] for i in distinct], [candidates[i] for i in distinct])
         if sight.large and self.classifier is not None:
-            large_read = self._boxes_and_opinions(frame, [face_boxes(frame, spot) for spot in sight.large])
-            spots, read = with_large_dice(frame, spots, read, sight.large, large_read)
+            large = self._read_faces(frame, sight.large, [face_boxes(frame, spot) for spot in sight.large])
+            found = with_large_dice(frame, found, large)
         if self.classifier is not None:
-            read = read_in_detector_squares(frame, spots, read, self.classifier)
-        return [FoundDie(spot, FaceBox(*box), None if opinion is None else Opinion(*opinion))
-                for spot, (box, opinion) in zip(spots, read)]
+            found = read_in_detector_squares(frame, found, self.classifier)
+        return found
 
-    def _boxes_and_opinions(self, frame: np.ndarray, candidates: list[list[FaceBox]]) -> list:
-        """For each die's candidate squares, the square of its top face and the classifier's opinion of
-        it: the square read most surely at first sight, read again in its eight views if doubtful (only
-        the square kept: reading both again cost a third more time for the same readings)."""
+    def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[list[FaceBox]]) -> list[FoundDie]:
+        """Each die with the square of its top face and the classifier's opinion of it, of the die's
+        candidate squares the one read most surely at first sight, read again in its eight views if
+        doubtful (only that square: reading both again cost a third more time for the same readings)."""
         if self.classifier is None:
-            return [(boxes[0], None) for boxes in candidates]
+            return [FoundDie(spot, boxes[0], None) for spot, boxes in zip(spots, candidates)]
         opinions = iter(Opinion(*opinion) for opinion in self.classifier.classify(
             frame, [box for boxes in candidates for box in boxes], turned=True, second_look=False))
-        chosen = [surest(boxes, [next(opinions) for _ in boxes]) for boxes in candidates]
-        doubtful = [index for index, (_, opinion) in enumerate(chosen) if opinion[1] < SECOND_LOOK_BELOW]
-        again = self.classifier.classify_in_views(frame, [chosen[index][0] for index in doubtful])
+        found = [FoundDie(spot, *surest(boxes, [next(opinions) for _ in boxes]))
+                 for spot, boxes in zip(spots, candidates)]
+        doubtful = [index for index, die in enumerate(found) if die.confidence < SECOND_LOOK_BELOW]
+        again = self.classifier.classify_in_views(frame, [found[index].box for index in doubtful])
         for index, opinion in zip(doubtful, again):
-            chosen[index] = (chosen[index][0], Opinion(*opinion))
-        return chosen
+            found[index] = replace(found[index], opinion=Opinion(*opinion))
+        return found
 
     def judge(self, frame: np.ndarray, found: list[FoundDie], scale: float = 1.0) -> Reading:
         """Stage 6: each die's value, where the classifier is sure or the pip count agrees with it, and
