@@ -117,6 +117,8 @@ SIDE_FACE_CUT = 0.6
 
 # Outlines are found in a square of this many pixels round the detected die, whatever its size.
 BLOB_PX = 48
+# A die's face fills at least this share of its rectangle; a disc fills pi/4 (0.79) of its square.
+SQUARE_FILL = 0.82
 
 
 def _blob(frame: np.ndarray, box) -> tuple[np.ndarray, float, int, int] | None:
@@ -147,7 +149,7 @@ def refine_box(frame: np.ndarray, box) -> FaceBox | None:
     (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
     if min(fw, fh) < 0.2 * BLOB_PX or max(fw, fh) > 1.35 * min(fw, fh):
         return None
-    if cv2.contourArea(contour) < 0.82 * fw * fh:
+    if cv2.contourArea(contour) < SQUARE_FILL * fw * fh:
         return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
     # +0.5 pixel centres: resize maps pixel centres, not corners
     return FaceBox(((fx + 0.5) * k - 0.5 + left, (fy + 0.5) * k - 0.5 + top), (fw * k, fh * k), angle)
@@ -164,7 +166,7 @@ def is_disc(frame: np.ndarray, box) -> bool:
     _, (fw, fh), _ = cv2.minAreaRect(contour)
     area = cv2.contourArea(contour)
     return (2 * radius * k >= 0.7 * max(box[1]) and area >= 0.85 * np.pi * radius * radius
-            and area < 0.82 * fw * fh)
+            and area < SQUARE_FILL * fw * fh)
 
 
 def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:

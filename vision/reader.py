@@ -226,9 +226,9 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie],
                              classifier: FaceClassifier | None = None) -> list[FoundDie]:
     """The dice, where a face not read surely enough to be taken alone is read again, in its eight
     views, in the detector's square round the whole die, and a surer face value read there kept (the
-    face's own box stays). The classifier learnt the photos' dice from their
-    labels, upright boxes round the whole die: a face's tight outline, about 0.6 of such a box, shows a
-    dark die's dim pips too small to it.
+    face's own box stays). The classifier learnt the photos' dice from their labels, upright boxes
+    round the whole die: a face's tight outline, about 0.6 of such a box, shows a dark die's dim pips
+    too small to it.
     Only a value is taken from there: that square takes in the side faces and the tray, so its "no
     face" says nothing about the face, and a faint guess at a value must not overrule the outline's
     "no face" (a screw head's). And only after the large dice took the place of their pips: in a
