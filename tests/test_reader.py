@@ -346,16 +346,68 @@ def test_a_disc_found_as_a_die_and_read_by_neither_says_nothing(colour, floor, d
     assert (reading.status, reading.dice, reading.problems) == ("ok", (), ())
 
 
-@pytest.mark.parametrize("value, pip_share", [(1, 0.45), (1, 0.3), (4, 0.2)])
-def test_a_die_is_no_disc_even_a_one_with_a_large_pip(value, pip_share):
-    from vision.pips import is_disc
+@pytest.mark.parametrize("value, pip_share, body, pips", [
+    (1, 0.45, (235, 235, 235), (30, 30, 200)),
+    (1, 0.3, (235, 235, 235), (30, 30, 200)),
+    (4, 0.2, (235, 235, 235), (30, 30, 200)),
+    (1, 0.45, (20, 20, 20), (255, 255, 255)),  # a one's pip, blown out and blank, on a black die
+])
+def test_a_die_is_no_disc_even_a_one_with_a_large_pip(value, pip_share, body, pips):
+    from vision.pips import is_no_die
 
     image = tray(colour=(60, 120, 40), seed=3)
-    draw_die(image, value, (400, 300), 70, 20.0, (235, 235, 235), (30, 30, 200))
+    draw_die(image, value, (400, 300), 70, 20.0, body, pips)
     if value == 1:
-        cv2.circle(image, (400, 300), round(70 * pip_share / 2), (30, 30, 200), -1, cv2.LINE_AA)
-    assert not is_disc(image, ((400, 300), (80, 80), 0.0))
-    assert not is_disc(image, ((400, 300), (70, 70), 20.0))
+        cv2.circle(image, (400, 300), round(70 * pip_share / 2), pips, -1, cv2.LINE_AA)
+    assert not is_no_die(image, ((400, 300), (80, 80), 0.0))
+    assert not is_no_die(image, ((400, 300), (70, 70), 20.0))
+
+
+def blown_out_spot(floor, shape: str) -> np.ndarray:
+    """A lamp's glare on a glossy floor: a blown-out white patch, its rim fading into the floor."""
+    image = tray(colour=floor, seed=3)
+    spot = np.zeros(image.shape[:2], np.uint8)
+    if shape == "ellipse":
+        cv2.ellipse(spot, ((400, 300), (74, 52), 30.0), 255, -1, cv2.LINE_AA)
+    else:  # the reflection of a square lamp: a squircle, |x|^2.5 + |y|^2.5 <= r^2.5
+        y, x = np.mgrid[:spot.shape[0], :spot.shape[1]]
+        spot[np.abs(x - 400) ** 2.5 + np.abs(y - 300) ** 2.5 <= 30.0 ** 2.5] = 255
+    weight = cv2.GaussianBlur(spot, (0, 0), 2.0).astype(np.float32)[..., None] / 255.0
+    return (image * (1.0 - weight) + 255.0 * weight).astype(np.uint8)
+
+
+@pytest.mark.parametrize("floor, shape", [
+    ((90, 140, 190), "ellipse"),  # on light wood
+    ((40, 70, 110), "rounded square"),  # on dark wood
+    ((150, 150, 150), "ellipse"),  # on grey plastic
+])
+def test_a_lamps_glare_found_as_a_die_and_read_by_neither_says_nothing(floor, shape):
+    """Not round, so no disc, but blown out and blank: no die looks so from any side."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = blown_out_spot(floor, shape)
+    detector = _FakeDetector([Detection(400, 300, 70, 0.9)])
+    reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
+    assert (reading.status, reading.dice, reading.problems) == ("ok", (), ())
+
+
+@pytest.mark.parametrize("value, pips", [
+    (5, (60, 230, 250)),  # yellow pips, faint on a blown-out white face, still mark it
+    (4, (255, 255, 255)),  # pips lost in the glare: a blank face, but square
+])
+def test_a_blown_out_die_is_still_a_die(value, pips):
+    """A white die under the same glare: its alarm stays, for a player to look at it."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.pips import is_no_die
+
+    image = tray(colour=(90, 140, 190), seed=3)
+    draw_die(image, value, (400, 300), 64, 20.0, (255, 255, 255), pips)
+    assert not is_no_die(image, ((400, 300), (70, 70), 0.0))
+    detector = _FakeDetector([Detection(400, 300, 70, 0.9)])
+    reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
+    assert [problem.kind for problem in reading.problems] == ["unreadable"]
 
 
 @pytest.mark.parametrize("says, value, said", [

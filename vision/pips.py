@@ -9,6 +9,7 @@ up, and the pip count as a second opinion where the learned classifier is not su
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -121,9 +122,20 @@ BLOB_PX = 48
 SQUARE_FILL = 0.82
 
 
-def _blob(frame: np.ndarray, box) -> tuple[np.ndarray, float, int, int] | None:
-    """The outline of the region of one colour covering the middle of a detected die's box, in a
-    BLOB_PX square of the frame round it, with that square's scale and corner in the frame."""
+class Blob(NamedTuple):
+    """The region of one colour covering the middle of a detected die's box, found in a BLOB_PX square
+    window of the frame round it: its outline and the window in window pixels, and where the window
+    lies in the frame (frame pixels per window pixel, and its top-left corner)."""
+
+    outline: np.ndarray
+    window: np.ndarray
+    scale: float
+    left: int
+    top: int
+
+
+def _blob(frame: np.ndarray, box) -> Blob | None:
+    """The region of one colour covering the middle of a detected die's box (None when there is none)."""
     (cx, cy), (w, h), _ = box
     span = max(int(1.4 * max(w, h)), 4)
     size = BLOB_PX
@@ -136,7 +148,7 @@ def _blob(frame: np.ndarray, box) -> tuple[np.ndarray, float, int, int] | None:
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return None
-    return max(contours, key=cv2.contourArea), span / size, left, top
+    return Blob(max(contours, key=cv2.contourArea), window, span / size, left, top)
 
 
 def refine_box(frame: np.ndarray, box) -> FaceBox | None:
@@ -145,7 +157,7 @@ def refine_box(frame: np.ndarray, box) -> FaceBox | None:
     blob = _blob(frame, box)
     if blob is None:
         return None
-    contour, k, left, top = blob
+    contour, k, left, top = blob.outline, blob.scale, blob.left, blob.top
     (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
     if min(fw, fh) < 0.2 * BLOB_PX or max(fw, fh) > 1.35 * min(fw, fh):
         return None
@@ -155,18 +167,51 @@ def refine_box(frame: np.ndarray, box) -> FaceBox | None:
     return FaceBox(((fx + 0.5) * k - 0.5 + left, (fy + 0.5) * k - 0.5 + top), (fw * k, fh * k), angle)
 
 
-def is_disc(frame: np.ndarray, box) -> bool:
-    """Whether what was found in a die's box is a disc as large as the box: a screw head, a coin, a
-    glare spot. No die looks so from any side; a one's pip is a disc, but a third of the die across."""
+# A lamp's glare on a glossy floor is blown out: at least GLARE_BLOWN_SHARE of it has every channel
+# at BLOWN_OUT or more; and it is blank: under GLARE_MARKED_SHARE of it differs from its own colour by
+# more than GLARE_MARK. A die's face, even under such glare, shows its pips or their tint, or is square
+# (a blown-out face whose pips are lost fills 0.9 of its rectangle; glare spots of renders 0.75 to 0.86).
+BLOWN_OUT = 235
+GLARE_BLOWN_SHARE = 0.5
+GLARE_MARK = 30.0
+GLARE_MARKED_SHARE = 0.01
+BLOWN_FACE_FILL = 0.88
+
+
+def is_no_die(frame: np.ndarray, box) -> bool:
+    """Whether what was found in a die's box is something no die looks like from any side: a disc as
+    large as the box (a screw head, a coin; a one's pip is a disc, but a third of the die across), or a
+    blank blown-out patch that is not square (a lamp's glare)."""
     blob = _blob(frame, box)
-    if blob is None:
-        return False
-    contour, k, _, _ = blob
-    (_, _), radius = cv2.minEnclosingCircle(contour)
-    _, (fw, fh), _ = cv2.minAreaRect(contour)
-    area = cv2.contourArea(contour)
-    return (2 * radius * k >= 0.7 * max(box[1]) and area >= 0.85 * np.pi * radius * radius
+    return blob is not None and (_is_disc(blob, box) or _is_glare(blob))
+
+
+def _is_disc(blob: Blob, box) -> bool:
+    """A disc at least 0.7 of the detector's box across: nearly filling its circle, not a square."""
+    (_, _), radius = cv2.minEnclosingCircle(blob.outline)
+    _, (fw, fh), _ = cv2.minAreaRect(blob.outline)
+    area = cv2.contourArea(blob.outline)
+    return (2 * radius * blob.scale >= 0.7 * max(box[1]) and area >= 0.85 * np.pi * radius * radius
             and area < SQUARE_FILL * fw * fh)
+
+
+def _is_glare(blob: Blob) -> bool:
+    """Blown out and blank (GLARE_BLOWN_SHARE, GLARE_MARKED_SHARE), and not a square face."""
+    _, (fw, fh), _ = cv2.minAreaRect(blob.outline)
+    if cv2.contourArea(blob.outline) >= BLOWN_FACE_FILL * fw * fh:
+        return False
+    inside = np.zeros(blob.window.shape[:2], np.uint8)
+    cv2.drawContours(inside, [blob.outline], -1, 1, cv2.FILLED)
+    # Its rim, where it fades into the floor, is left out.
+    inside = cv2.erode(inside, np.ones((3, 3), np.uint8), iterations=2).astype(bool)
+    if not inside.any():
+        return False
+    pixels = blob.window[inside]
+    if np.mean(pixels.min(axis=1) >= BLOWN_OUT) < GLARE_BLOWN_SHARE:
+        return False
+    lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+    own_colour = np.median(lab.reshape(-1, 3), axis=0).astype(np.uint8)
+    return bool(np.mean(_colour_distance(lab, own_colour) > GLARE_MARK) < GLARE_MARKED_SHARE)
 
 
 def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:

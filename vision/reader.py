@@ -13,7 +13,7 @@
    not sure, the pips are counted too (vision.pips), and a value is taken when both agree;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value;
-   but a disc left unread (a screw head, a coin, a glare spot) is no die and says nothing.
+   but something left unread that no die looks like (a screw head, a coin, a glare spot) says nothing.
 `read_dice(frame)` is the same with the packaged networks.
 """
 
@@ -38,7 +38,7 @@ from .face_classifier import (
     face_angle,
 )
 from .imaging import as_bgr, halve
-from .pips import FACE_PX, FaceRead, is_disc, read_face, refine_box
+from .pips import FACE_PX, FaceRead, is_no_die, read_face, refine_box
 from .reading import Die, Problem, ProblemKind, Reading
 from .tray import Tray, TrayLike, as_tray
 
@@ -323,8 +323,8 @@ class DiceReader:
                 # pips counted in the detector's square round the whole die may agree with the classifier.
                 value, confidence = combine(count_pips(frame, detector_square(frame, spot)), opinion, alone_from(spot))
             said = f"({x:.0f}, {y:.0f})"
-            if value is None and is_disc(frame, spot.box):
-                continue  # a screw head, a coin, a glare spot: round, and no die is
+            if value is None and is_no_die(frame, spot.box):
+                continue  # a screw head, a coin, a glare spot: no die looks so
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
                 # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die.
