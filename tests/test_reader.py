@@ -363,9 +363,13 @@ def test_a_die_is_no_disc_even_a_one_with_a_large_pip(value, pip_share, body, pi
     assert not is_no_die(image, ((400, 300), (70, 70), 20.0))
 
 
-def blown_out_spot(floor, shape: str) -> np.ndarray:
-    """A lamp's glare on a glossy floor: a blown-out white patch, its rim fading into the floor."""
+def blown_out_spot(floor, shape: str, shadow: bool = False) -> np.ndarray:
+    """A lamp's glare on a glossy floor: a blown-out white patch, its rim fading into the floor. With
+    `shadow`, a long shadow runs from it to the upper right, as from a die under a low lamp."""
     image = tray(colour=floor, seed=3)
+    if shadow:
+        cv2.fillConvexPoly(image, cv2.boxPoints(((430, 265), (40, 80), 45.0)).astype(np.int32),
+                           tuple(round(0.5 * c) for c in floor))
     spot = np.zeros(image.shape[:2], np.uint8)
     if shape == "ellipse":
         cv2.ellipse(spot, ((400, 300), (74, 52), 30.0), 255, -1, cv2.LINE_AA)
@@ -390,6 +394,21 @@ def test_a_lamps_glare_found_as_a_die_and_read_by_neither_says_nothing(floor, sh
     detector = _FakeDetector([Detection(400, 300, 70, 0.9)])
     reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
     assert (reading.status, reading.dice, reading.problems) == ("ok", (), ())
+
+
+def test_a_blank_blown_out_patch_casting_a_shadow_is_a_die():
+    """A white die under a low lamp, its pips washed out and its corners rounded by blur, is blank and
+    rounded like a glare patch; but its shadow shows it stands up from the floor. Its alarm stays."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.pips import is_no_die
+
+    assert is_no_die(blown_out_spot((40, 70, 110), "rounded square"), ((400, 300), (70, 70), 0.0))
+    image = blown_out_spot((40, 70, 110), "rounded square", shadow=True)
+    assert not is_no_die(image, ((400, 300), (70, 70), 0.0))
+    detector = _FakeDetector([Detection(400, 300, 70, 0.9)])
+    reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
+    assert [problem.kind for problem in reading.problems] == ["unreadable"]
 
 
 @pytest.mark.parametrize("value, pips", [

@@ -168,13 +168,17 @@ def refine_box(frame: np.ndarray, box) -> FaceBox | None:
 
 
 # A lamp's glare on a glossy floor is blown out: at least GLARE_BLOWN_SHARE of it has every channel
-# at BLOWN_OUT or more; and it is blank: under GLARE_MARKED_SHARE of it differs from its own colour by
-# more than GLARE_MARK. A die's face, even under such glare, shows its pips or their tint, or is square
-# (a blown-out face whose pips are lost fills 0.9 of its rectangle; glare spots of renders 0.75 to 0.86).
+# at BLOWN_OUT or more; it is blank: under GLARE_MARKED_SHARE of it differs from its own colour by
+# more than GLARE_MARK; and it lies flat in the floor, only brightening it: no side of the ring round
+# it is darker than the floor by DIE_BODY_SHADE. A die's face, even under such glare, shows its pips
+# or their tint; a die stands up from the floor, its side faces or its shadow darkening some side of
+# it; and its face is square (a blown-out face whose pips are lost fills 0.9 of its rectangle; glare
+# spots of renders 0.75 to 0.86).
 BLOWN_OUT = 235
 GLARE_BLOWN_SHARE = 0.5
 GLARE_MARK = 30.0
 GLARE_MARKED_SHARE = 0.01
+DIE_BODY_SHADE = 15.0
 BLOWN_FACE_FILL = 0.88
 
 
@@ -196,7 +200,8 @@ def _is_disc(blob: Blob, box) -> bool:
 
 
 def _is_glare(blob: Blob) -> bool:
-    """Blown out and blank (GLARE_BLOWN_SHARE, GLARE_MARKED_SHARE), and not a square face."""
+    """Blown out, blank and flat in the floor (GLARE_BLOWN_SHARE, GLARE_MARKED_SHARE, DIE_BODY_SHADE),
+    and not a square face."""
     _, (fw, fh), _ = cv2.minAreaRect(blob.outline)
     if cv2.contourArea(blob.outline) >= BLOWN_FACE_FILL * fw * fh:
         return False
@@ -211,7 +216,32 @@ def _is_glare(blob: Blob) -> bool:
         return False
     lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
     own_colour = np.median(lab.reshape(-1, 3), axis=0).astype(np.uint8)
-    return bool(np.mean(_colour_distance(lab, own_colour) > GLARE_MARK) < GLARE_MARKED_SHARE)
+    if np.mean(_colour_distance(lab, own_colour) > GLARE_MARK) >= GLARE_MARKED_SHARE:
+        return False
+    return _darkest_side_round(blob) >= _floor_grey(blob.window) - DIE_BODY_SHADE
+
+
+def _floor_grey(window: np.ndarray) -> float:
+    """The median grey of a window's outermost pixels: the floor round what is in its middle."""
+    grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
+    rim = np.concatenate([grey[:3].ravel(), grey[-3:].ravel(), grey[3:-3, :3].ravel(), grey[3:-3, -3:].ravel()])
+    return float(np.median(rim))
+
+
+def _darkest_side_round(blob: Blob) -> float:
+    """The mean grey of the darkest eighth (by direction) of a ring just outside the blob, about a
+    sixth of a die wide."""
+    grey = cv2.cvtColor(blob.window, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    region = np.zeros(grey.shape, np.uint8)
+    cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
+    near = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    far = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
+    rows, columns = np.nonzero(far > near)
+    moments = cv2.moments(region, binaryImage=True)
+    middle_x, middle_y = moments["m10"] / moments["m00"], moments["m01"] / moments["m00"]
+    eighth = (np.floor((np.arctan2(rows - middle_y, columns - middle_x) + np.pi) / (np.pi / 4)).astype(int)) % 8
+    values = grey[rows, columns]
+    return float(min(values[eighth == k].mean() for k in range(8) if np.any(eighth == k)))
 
 
 def _symmetry_error(pips: list[tuple[float, float, float]]) -> float:
