@@ -154,6 +154,24 @@ def test_tray_outline_surrounds_the_dice(seed):
         assert cv2.pointPolygonTest(rim, (die["x"], die["y"]), False) >= 0
 
 
+def test_scenes_are_planned_for_one_condition_in_turn_or_all_for_the_one_asked():
+    from tools.render.cli import condition_of
+
+    assert [condition_of(seed, True) for seed in range(7)] == list(SINGLE_CONDITIONS)
+    assert {condition_of(seed, False, "translucent dice") for seed in range(7)} == {"translucent dice"}
+    assert condition_of(5, False) is None
+
+
+@pytest.mark.parametrize("argv", [
+    ["--conditions", "--only", "wood tray"],  # one or the other
+    ["--only", "purple dice"],  # no such condition
+])
+def test_the_render_command_refuses_an_ambiguous_or_unknown_condition(argv, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        render_main(["--out", str(tmp_path), *argv])
+    assert stopped.value.code == 2 and "--only" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("only", SINGLE_CONDITIONS)
 def test_a_scene_planned_for_one_condition_has_it_and_none_of_the_others(only):
     assert tuple(CONDITIONS) == SINGLE_CONDITIONS[1:]

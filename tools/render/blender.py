@@ -179,8 +179,28 @@ def add_tray(scene: Scene) -> None:
 def die_material(planned: PlannedDie) -> bpy.types.Material:
     look = planned.look
     if look.translucent:
-        return plain("die", look.body, look.roughness * 0.3, Transmission_Weight=1.0, IOR=1.49)
+        return translucent("die", look.body, look.roughness * 0.3)
     return plain("die", look.body, look.roughness, Coat_Weight=0.5 if look.roughness < 0.15 else 0.0)
+
+
+def translucent(name: str, tint, roughness: float) -> bpy.types.Material:
+    """Tinted clear plastic. Refractive caustics are off (they need thousands of samples), so light
+    would never pass through it: the floor under and behind a die would be in its full shadow and the
+    die would look nearly black. Shadow rays pass through it instead, tinted, as light does."""
+    material, nodes, links, glass = _node_material(name)
+    glass.inputs["Base Color"].default_value = (*tint, 1.0)
+    glass.inputs["Roughness"].default_value = roughness
+    glass.inputs["Transmission Weight"].default_value = 1.0
+    glass.inputs["IOR"].default_value = 1.49
+    through = nodes.new("ShaderNodeBsdfTransparent")
+    through.inputs["Color"].default_value = (*tint, 1.0)
+    ray = nodes.new("ShaderNodeLightPath")
+    mix = nodes.new("ShaderNodeMixShader")
+    links.new(ray.outputs["Is Shadow Ray"], mix.inputs["Fac"])
+    links.new(glass.outputs["BSDF"], mix.inputs[1])
+    links.new(through.outputs["BSDF"], mix.inputs[2])
+    links.new(mix.outputs["Shader"], nodes["Material Output"].inputs["Surface"])
+    return material
 
 
 def add_die(index: int, planned: PlannedDie) -> None:

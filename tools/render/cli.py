@@ -19,8 +19,11 @@ def image_name(seed: int) -> str:
     return f"render_{seed:06d}.jpg"
 
 
-def condition_of(seed: int, by_condition: bool) -> str | None:
-    """With --conditions, seed after seed plans each of SINGLE_CONDITIONS in turn."""
+def condition_of(seed: int, by_condition: bool, only: str | None = None) -> str | None:
+    """The one condition the scene of `seed` is planned with: `only` for every scene, or with
+    --conditions each of SINGLE_CONDITIONS in turn, seed after seed; None: any mix."""
+    if only is not None:
+        return only
     return SINGLE_CONDITIONS[seed % len(SINGLE_CONDITIONS)] if by_condition else None
 
 
@@ -57,8 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
     parser.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (default 8, denoised)")
     parser.add_argument("--threads", type=int, default=0, help="render threads (default: every core)")
-    parser.add_argument("--conditions", action="store_true",
-                        help="one reader condition per scene, in turn: " + ", ".join(SINGLE_CONDITIONS))
+    one_condition = parser.add_mutually_exclusive_group()
+    one_condition.add_argument("--conditions", action="store_true",
+                               help="one reader condition per scene, in turn: " + ", ".join(SINGLE_CONDITIONS))
+    one_condition.add_argument("--only", choices=SINGLE_CONDITIONS, metavar="CONDITION",
+                               help="every scene with this one condition (one of --conditions')")
     parser.add_argument("--relabel", action="store_true",
                         help="rewrite the labels of the pictures already in --out from their seeds; render nothing")
     args = parser.parse_args(argv)
@@ -78,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (args.out / "truth" / f"{image_name(seed)[:-4]}.json").is_file():
             continue
         started = time.perf_counter()
-        label = render_one(args.out, seed, args.samples, args.threads, condition_of(seed, args.conditions))
+        label = render_one(args.out, seed, args.samples, args.threads, condition_of(seed, args.conditions, args.only))
         seconds = time.perf_counter() - started
         # the manifest after every picture: a folder being filled can be read (and trained on) at any time
         count = write_manifest(args.out)
