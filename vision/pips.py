@@ -205,10 +205,10 @@ def _is_glare(blob: Blob) -> bool:
     _, (fw, fh), _ = cv2.minAreaRect(blob.outline)
     if cv2.contourArea(blob.outline) >= BLOWN_FACE_FILL * fw * fh:
         return False
-    inside = np.zeros(blob.window.shape[:2], np.uint8)
-    cv2.drawContours(inside, [blob.outline], -1, 1, cv2.FILLED)
+    region = np.zeros(blob.window.shape[:2], np.uint8)
+    cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
     # Its rim, where it fades into the floor, is left out.
-    inside = cv2.erode(inside, np.ones((3, 3), np.uint8), iterations=2).astype(bool)
+    inside = cv2.erode(region, np.ones((3, 3), np.uint8), iterations=2).astype(bool)
     if not inside.any():
         return False
     pixels = blob.window[inside]
@@ -218,29 +218,26 @@ def _is_glare(blob: Blob) -> bool:
     own_colour = np.median(lab.reshape(-1, 3), axis=0).astype(np.uint8)
     if np.mean(_colour_distance(lab, own_colour) > GLARE_MARK) >= GLARE_MARKED_SHARE:
         return False
-    return _darkest_side_round(blob) >= _floor_grey(blob.window) - DIE_BODY_SHADE
+    grey = cv2.cvtColor(blob.window, cv2.COLOR_BGR2GRAY)
+    return _darkest_side_round(region, grey) >= _floor_grey(grey) - DIE_BODY_SHADE
 
 
-def _floor_grey(window: np.ndarray) -> float:
-    """The median grey of a window's outermost pixels: the floor round what is in its middle."""
-    grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
+def _floor_grey(grey: np.ndarray) -> float:
+    """The median of a grey window's outermost pixels: the floor round what is in its middle."""
     rim = np.concatenate([grey[:3].ravel(), grey[-3:].ravel(), grey[3:-3, :3].ravel(), grey[3:-3, -3:].ravel()])
     return float(np.median(rim))
 
 
-def _darkest_side_round(blob: Blob) -> float:
-    """The mean grey of the darkest eighth (by direction) of a ring just outside the blob, about a
-    sixth of a die wide."""
-    grey = cv2.cvtColor(blob.window, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    region = np.zeros(grey.shape, np.uint8)
-    cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
+def _darkest_side_round(region: np.ndarray, grey: np.ndarray) -> float:
+    """The mean grey of the darkest eighth (by direction) of a ring just outside a region (a 0/1 mask
+    of the window), about a sixth of a die wide."""
     near = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     far = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
     rows, columns = np.nonzero(far > near)
     moments = cv2.moments(region, binaryImage=True)
     middle_x, middle_y = moments["m10"] / moments["m00"], moments["m01"] / moments["m00"]
     eighth = (np.floor((np.arctan2(rows - middle_y, columns - middle_x) + np.pi) / (np.pi / 4)).astype(int)) % 8
-    values = grey[rows, columns]
+    values = grey[rows, columns].astype(np.float32)
     return float(min(values[eighth == k].mean() for k in range(8) if np.any(eighth == k)))
 
 
