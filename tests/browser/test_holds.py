@@ -35,6 +35,12 @@ def held_positions(page):
         "dice => dice.map(die => die.dataset.die)")]
 
 
+def wait_for_holds_sent(page, count: int) -> None:
+    """Until the table has answered the page's holds: the page shows a tapped die held at once and
+    sends the hold after, so the table's state lags behind what the page shows."""
+    page.wait_for_function(f"page.state.game.held.length === {count} && !page.holding")
+
+
 def shown_dice(page):
     labels = page.locator("#dice .die").evaluate_all("dice => dice.map(die => die.getAttribute('aria-label'))")
     return [int(re.match(r"Die \d: (\d)", label).group(1)) for label in labels]
@@ -50,6 +56,7 @@ def test_hold_three_throw_two_and_the_roll_has_the_held_three(table, open_page):
         page.locator(f'#dice [data-die="{die}"]').tap()
     expect(page.locator("#dice .die.held")).to_have_count(3)
     expect(page.locator('#dice [data-die="2"]')).to_have_attribute("aria-label", "Die 3: 2 · Held")
+    wait_for_holds_sent(page, 3)
     assert table.state()["game"]["held"] == [0, 2, 4]  # shared: every tablet shows them
     expect(page.locator("#dice-source")).to_contain_text("Tap a die to hold it")
     screenshot(page, "tablet-holds")
@@ -79,6 +86,7 @@ def test_the_advisors_keep_is_one_tap_and_a_tap_lets_a_die_go(table, open_page):
     keep.tap()
     advised = table.state()["game"]["advice"]["best_keep_positions"]
     expect(page.locator("#dice .die.held")).to_have_count(len(advised))
+    wait_for_holds_sent(page, len(advised))
     assert table.state()["game"]["held"] == sorted(advised) and [3, 3, 3] == [3, 3, 1, 3, 6][:2] + [3]
     expect(keep).to_be_hidden()  # what it would hold is held
     page.locator(f'#dice [data-die="{advised[0]}"]').tap()
@@ -94,7 +102,7 @@ def test_quick_taps_on_several_dice_are_all_held(table, open_page):
     # four taps before the table has answered the first
     page.evaluate("[0, 1, 3, 4].forEach(i => document.querySelector(`#dice [data-die='${i}']`).click())")
     expect(page.locator("#dice .die.held")).to_have_count(4)
-    page.wait_for_function("page.state.game.held.length === 4 && !page.holding")
+    wait_for_holds_sent(page, 4)
     assert table.state()["game"]["held"] == [0, 1, 3, 4]
 
 
