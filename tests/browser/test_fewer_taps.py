@@ -47,6 +47,8 @@ def test_a_typed_roll_takes_six_taps_and_a_turn_eight(table, open_page):
     for value in (1, 6, 6, 6):
         page.locator(f'#manual-keys [data-value="{value}"]').tap()
     expect(page.locator("#roll-line")).to_have_text("Roll 1 of 3")
+    # the roll line said so before the correction too: wait for the table's answer
+    page.wait_for_function("JSON.stringify(page.state.game.dice) === '[1,4,6,6,6]'")
     assert table.state()["game"]["dice"] == [1, 4, 6, 6, 6]
 
 
