@@ -1,6 +1,8 @@
 """The reader on real photographs (the shared byler-d6 test split, its two known label errors set
-right): floors a little below what was measured (README, "Reading dice"), so a change that makes the
-reader worse on real dice fails here."""
+right): floors a little below what was measured (docs/reader.md), so a change that makes the reader
+worse on real dice fails here. The classifier learnt translucent and rendered dice too, and reads this
+split less well than one fitted to byler-d6 alone did (302 dice, 45 pictures); trained without
+byler-d6, that mix reads byler-d6 better than the same training without renders (docs/training.md)."""
 
 from pathlib import Path
 
@@ -37,12 +39,12 @@ def test_the_whole_test_split_is_read(test_split_scores):
 def test_per_die_accuracy_floor(test_split_scores):
     right = sum(s.dice_right for s in test_split_scores)
     labelled = sum(s.dice_labelled for s in test_split_scores)
-    assert right / labelled >= 0.97, f"{right} of {labelled} dice read right (measured 302 of 308)"
+    assert right / labelled >= 0.95, f"{right} of {labelled} dice read right (measured 296 of 308)"
 
 
 def test_exact_read_floor(test_split_scores):
     exact = sum(s.exact for s in test_split_scores)
-    assert exact >= 43, f"{exact} of 50 pictures read exactly (measured 45)"
+    assert exact >= 36, f"{exact} of 50 pictures read exactly (measured 38)"
 
 
 def test_silent_wrong_ceiling(test_split_scores):
@@ -87,12 +89,20 @@ def test_no_alarm_on_a_webcam_desk_but_on_its_dice():
     assert astray == []
 
 
-def test_a_die_showing_one_raises_no_alarm(test_split_readings):
-    """A one's lone pip, large on some dice, is a die's face: no problem in the byler-d6 test split lies
-    on a die labelled one."""
-    on_ones = [(label.path.name, problem) for label, image, reading in test_split_readings
-               for problem in reading.problems
-               for box in label.boxes_in_pixels(image.shape[1], image.shape[0]) or ()
-               if box.value == 1 and problem.where is not None
-               and abs(problem.where[0] - box.x) <= box.width / 2 and abs(problem.where[1] - box.y) <= box.height / 2]
-    assert on_ones == []
+def test_a_die_showing_one_is_taken_for_a_die(test_split_readings):
+    """A one's lone pip, large on some dice, is a die's face: every die labelled one in the byler-d6
+    test split is found as a die, and no problem on one says it may be no die or only maybe one. (A
+    blurred dark die may still be "could not be read": true, it is a die whose value is unknown.)"""
+    def within(box, x: float, y: float) -> bool:
+        return abs(x - box.x) <= box.width / 2 and abs(y - box.y) <= box.height / 2
+
+    lost, doubted = [], []
+    for label, image, reading in test_split_readings:
+        ones = [box for box in label.boxes_in_pixels(image.shape[1], image.shape[0]) or () if box.value == 1]
+        for box in ones:
+            if not any(within(box, die.x, die.y) for die in reading.dice):
+                lost.append(label.path.name)
+            doubted += [(label.path.name, problem) for problem in reading.problems
+                        if problem.where is not None and within(box, *problem.where)
+                        and problem.kind is not vision.ProblemKind.UNREADABLE]
+    assert lost == [] and doubted == []
