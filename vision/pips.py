@@ -124,11 +124,12 @@ SQUARE_FILL = 0.82
 
 class Blob(NamedTuple):
     """The region of one colour covering the middle of a detected die's box, found in a BLOB_PX square
-    window of the frame round it: its outline and the window in window pixels, and where the window
-    lies in the frame (frame pixels per window pixel, and its top-left corner)."""
+    window of the frame round it: its outline and the window (BGR and Lab) in window pixels, and where
+    the window lies in the frame (frame pixels per window pixel, and its top-left corner)."""
 
     outline: np.ndarray
     window: np.ndarray
+    lab: np.ndarray
     scale: float
     left: int
     top: int
@@ -142,13 +143,14 @@ def _blob(frame: np.ndarray, box) -> Blob | None:
     window, left, top = frame_window(frame, cx, cy, span)
     window = shrink(window, size, size)
     # A tighter colour cut than for pips: the side faces, shaded a little darker, stay out.
-    face, _ = _face_region(cv2.cvtColor(window, cv2.COLOR_BGR2LAB), cut_share=SIDE_FACE_CUT)
+    lab = cv2.cvtColor(window, cv2.COLOR_BGR2LAB)
+    face, _ = _face_region(lab, cut_share=SIDE_FACE_CUT)
     face = _fill_small_holes(face, max_hole=size * size // 4)
     face = cv2.morphologyEx(face, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return None
-    return Blob(max(contours, key=cv2.contourArea), window, span / size, left, top)
+    return Blob(max(contours, key=cv2.contourArea), window, lab, span / size, left, top)
 
 
 def refine_box(frame: np.ndarray, box) -> FaceBox | None:
@@ -211,10 +213,9 @@ def _is_glare(blob: Blob) -> bool:
     inside = cv2.erode(region, np.ones((3, 3), np.uint8), iterations=2).astype(bool)
     if not inside.any():
         return False
-    pixels = blob.window[inside]
-    if np.mean(pixels.min(axis=1) >= BLOWN_OUT) < GLARE_BLOWN_SHARE:
+    if np.mean(blob.window[inside].min(axis=1) >= BLOWN_OUT) < GLARE_BLOWN_SHARE:
         return False
-    lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+    lab = blob.lab[inside].reshape(-1, 1, 3)
     own_colour = np.median(lab.reshape(-1, 3), axis=0).astype(np.uint8)
     if np.mean(_colour_distance(lab, own_colour) > GLARE_MARK) >= GLARE_MARKED_SHARE:
         return False
