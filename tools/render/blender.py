@@ -187,11 +187,9 @@ def translucent(name: str, tint, roughness: float) -> bpy.types.Material:
     """Tinted clear plastic. Refractive caustics are off (they need thousands of samples), so light
     would never pass through it: the floor under and behind a die would be in its full shadow and the
     die would look nearly black. Shadow rays pass through it instead, tinted, as light does."""
-    material, nodes, links, glass = _node_material(name)
-    glass.inputs["Base Color"].default_value = (*tint, 1.0)
-    glass.inputs["Roughness"].default_value = roughness
-    glass.inputs["Transmission Weight"].default_value = 1.0
-    glass.inputs["IOR"].default_value = 1.49
+    material = plain(name, tint, roughness, Transmission_Weight=1.0, IOR=1.49)
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    glass = nodes["Principled BSDF"]
     through = nodes.new("ShaderNodeBsdfTransparent")
     through.inputs["Color"].default_value = (*tint, 1.0)
     ray = nodes.new("ShaderNodeLightPath")
