@@ -267,14 +267,17 @@ class _FakeDetector:
 
 
 class _FakeClassifier:
-    def __init__(self, opinion):
+    """Gives one opinion of every box; `again`, when given, of every box read again in its views."""
+
+    def __init__(self, opinion, again=None):
         self.opinion = opinion
+        self.again = again or opinion
 
     def classify(self, image, boxes, turned=False, second_look=True):
         return [self.opinion] * len(boxes)
 
     def classify_in_views(self, image, boxes):
-        return self.classify(image, boxes)
+        return [self.again] * len(boxes)
 
 
 @pytest.mark.parametrize("opinion, said", [
@@ -299,14 +302,15 @@ def test_a_faint_peak_showing_pips_is_dropped_only_when_surely_no_face(opinion, 
     (0.4, None, ("something at (400, 300) may be a die",)),  # a faint one (a screw head?) needs 0.9
 ])
 def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(score, value, said):
-    """The classifier at 0.85 says two; the pip count sees the four drawn, so they do not agree."""
+    """The classifier at 0.85 says two (and no face in the square round the whole die); the pip count
+    sees the four drawn, so they do not agree."""
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
     detector = _FakeDetector([Detection(400, 300, 80, score)])
-    classifier = _FakeClassifier((2, 0.85))
+    classifier = _FakeClassifier((2, 0.85), again=(None, 0.5))
     reading = reader.DiceReader(detector, classifier).read(image)
     assert [die.value for die in reading.dice] == ([value] if value else [])
     assert reading.problems == said
@@ -314,14 +318,15 @@ def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(score, value, sai
 
 
 def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable():
-    """The classifier at 0.7 says two, the pip count four: no value, and the reason has its kind."""
+    """The classifier says two (0.7 at first sight, 0.55 looked at again), the pip count four: no value,
+    and the reason has its kind."""
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
     detector = _FakeDetector([Detection(400, 300, 80, 0.9)])
-    classifier = _FakeClassifier((2, 0.7))
+    classifier = _FakeClassifier((2, 0.7), again=(2, 0.55))
     reading = reader.DiceReader(detector, classifier).read(image)
     assert [die.value for die in reading.dice] == [None]
     assert [(problem.kind, problem) for problem in reading.problems] == [
@@ -653,6 +658,32 @@ def test_the_detectors_square_only_gives_a_surer_value(first, in_square, kept):
     spot = Detection(400, 300, 90, 0.4)
     read = reader.read_in_detector_squares(frame, [reader.FoundDie(spot, box, Opinion(*first))], classifier)
     assert read == [reader.FoundDie(spot, box, Opinion(*kept))]
+
+
+@pytest.mark.parametrize("neighbour, tray_region, combined", [
+    (None, None, True),  # a die alone: both squares reading 4 make it sure
+    ((470, 300), None, False),  # one face side from another die: it may lean on it
+    ((520, 300), None, True),  # touching no die
+    (None, (340, 100, 400, 400), False),  # 60 px from the tray's wall: it may lean on it
+    (None, (100, 100, 600, 400), True),
+])
+def test_two_squares_reading_one_value_make_it_surer_only_for_a_die_that_leans_on_nothing(
+        neighbour, tray_region, combined):
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+    from vision.tray import as_tray
+
+    frame = tray(colour=(60, 120, 40), seed=3)
+    die = reader.FoundDie(Detection(400, 300, 90, 0.9), FaceBox((400.0, 300.0), (70.0, 70.0), 0.0), Opinion(4, 0.7))
+    dice = [die]
+    if neighbour:
+        dice.append(reader.FoundDie(Detection(*neighbour, 90, 0.9), FaceBox(neighbour, (70.0, 70.0), 0.0),
+                                    Opinion(2, 0.99)))
+    read = reader.read_in_detector_squares(frame, dice, _FakeClassifier((4, 0.7)), as_tray(tray_region))
+    assert read[0].opinion.value == 4
+    assert read[0].opinion.confidence == pytest.approx(0.91 if combined else 0.7)
+    assert reader.takes_alone(read[0].spot, read[0].opinion) == combined
 
 
 def test_the_pips_a_large_die_took_the_place_of_are_not_read_again():

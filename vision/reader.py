@@ -9,8 +9,9 @@
 4. outline: each face is outlined again in the full-resolution frame (the region of its own colour,
    or the detector's square turned to the face's edges, or both when they disagree: vision.pips);
 5. read: the learned face classifier (vision.face_classifier) reads each face, a doubtful one again
-   in its eight symmetric views and in the detector's square round the whole die; where it is still
-   not sure, the pips are counted too (vision.pips), and a value is taken when both agree;
+   in its eight symmetric views and in the detector's square round the whole die (the two squares
+   reading one value make it surer, for a die with nothing to lean on); where it is still not sure,
+   the pips are counted too (vision.pips), and a value is taken when both agree;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value;
    but something left unread that no die looks like (a screw head, a coin, a glare spot) says nothing.
@@ -64,6 +65,9 @@ CLASSIFIER_ALONE = 0.8
 FAINT_CLASSIFIER_ALONE = 0.9
 # Without the classifier the pip count is trusted when its own layout check is this sure.
 MIN_CONFIDENCE = 0.5
+# A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
+# b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
+LEANING_REACH = 1.25
 
 
 class FrameTooSmall(ValueError):
@@ -222,8 +226,8 @@ def tray_view(frame: np.ndarray, tray: Tray | None) -> tuple[np.ndarray, int, in
     return frame[top:bottom, left:right], left, top
 
 
-def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie],
-                             classifier: FaceClassifier | None = None) -> list[FoundDie]:
+def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier: FaceClassifier | None = None,
+                             tray: Tray | None = None) -> list[FoundDie]:
     """The dice, where a face not read surely enough to be taken alone is read again, in its eight
     views, in the detector's square round the whole die, and a surer face value read there kept (the
     face's own box stays). The classifier learnt the photos' dice from their labels, upright boxes
@@ -232,15 +236,34 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie],
     Only a value is taken from there: that square takes in the side faces and the tray, so its "no
     face" says nothing about the face, and a faint guess at a value must not overrule the outline's
     "no face" (a screw head's). And only after the large dice took the place of their pips: in a
-    square that large, a large die's pip and its neighbours look like a face of their own."""
+    square that large, a large die's pip and its neighbours look like a face of their own.
+    Where both squares read the same value, each at least AGREEMENT_MIN, their confidences are combined
+    as the pip count's and the classifier's are; but only for a die standing apart (stands_apart): one
+    leaning on another die or on the tray's wall shows its top face at a slant, as a face read doubtfully
+    does, and both squares read it alike."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     again = classifier.classify_in_views(frame, [detector_square(frame, dice[index].spot) for index in doubtful])
     dice = list(dice)
     for index, (value, confidence) in zip(doubtful, again):
+        first = dice[index].opinion
+        if (value is not None and first is not None and first.value == value
+                and min(confidence, first.confidence) >= AGREEMENT_MIN and stands_apart(dice, index, tray)):
+            confidence = 1.0 - (1.0 - confidence) * (1.0 - first.confidence)
         if value is not None and confidence > dice[index].confidence:
             dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
     return dice
+
+
+def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> bool:
+    """Whether no other die's centre, nor the tray's edge when it is known, is within LEANING_REACH face
+    sides of this die's centre: a die can lean on neither."""
+    die = dice[index]
+    reach = LEANING_REACH * die.box.size[0]
+    if tray is not None and tray.depth(die.spot.x, die.spot.y) < reach:
+        return False
+    return all(math.dist((other.spot.x, other.spot.y), (die.spot.x, die.spot.y)) >= reach
+               for position, other in enumerate(dice) if position != index)
 
 
 class DiceReader:
@@ -261,7 +284,7 @@ class DiceReader:
             tray = tray.scaled(scale)
         view, left, top = tray_view(frame, tray)
         sight = self.find(view, left, top, tray)
-        found = self.outline_and_read(frame, sight)
+        found = self.outline_and_read(frame, sight, tray)
         return self.judge(frame, found, scale)
 
     def find(self, view: np.ndarray, left: int, top: int, tray: Tray | None) -> Sight:
@@ -274,7 +297,7 @@ class DiceReader:
 
         return Sight(placed(sight.dice), [], placed(sight.large))
 
-    def outline_and_read(self, frame: np.ndarray, sight: Sight) -> list[FoundDie]:
+    def outline_and_read(self, frame: np.ndarray, sight: Sight, tray: Tray | None = None) -> list[FoundDie]:
         """Stages 4 and 5: each die found once, with its face's square and the classifier's opinion."""
         candidates = [face_boxes(frame, spot) for spot in sight.dice]
         distinct = distinct_dice(sight.dice, [boxes[0] for boxes in candidates])
@@ -283,7 +306,7 @@ class DiceReader:
             large = self._read_faces(frame, sight.large, [face_boxes(frame, spot) for spot in sight.large])
             found = with_large_dice(frame, found, large)
         if self.classifier is not None:
-            found = read_in_detector_squares(frame, found, self.classifier)
+            found = read_in_detector_squares(frame, found, self.classifier, tray)
         return found
 
     def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[list[FaceBox]]) -> list[FoundDie]:

@@ -71,7 +71,11 @@ class Tray:
 
     def holds(self, x: float, y: float) -> bool:
         """Whether a point lies inside the outline or within its rim."""
-        return cv2.pointPolygonTest(self._contour(), (float(x), float(y)), True) >= -self.rim
+        return self.depth(x, y) >= -self.rim
+
+    def depth(self, x: float, y: float) -> float:
+        """How far a point lies inside the outline, in pixels (negative outside it)."""
+        return cv2.pointPolygonTest(self._contour(), (float(x), float(y)), True)
 
     def describe(self) -> str:
         return "(" + ", ".join(f"{x:g},{y:g}" for x, y in self.corners) + ")"
