@@ -686,6 +686,16 @@ def test_two_squares_reading_one_value_make_it_surer_only_for_a_die_that_leans_o
     assert reader.takes_alone(read[0].spot, read[0].opinion) == combined
 
 
+def test_two_squares_agreeing_below_seven_tenths_leave_the_face_as_it_was():
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    die = reader.FoundDie(Detection(400, 300, 90, 0.9), FaceBox((400.0, 300.0), (70.0, 70.0), 0.0), Opinion(4, 0.65))
+    read = reader.read_in_detector_squares(tray(colour=(60, 120, 40), seed=3), [die], _FakeClassifier((4, 0.65)))
+    assert read == [die]
+
+
 def test_the_pips_a_large_die_took_the_place_of_are_not_read_again():
     """Read in a square as large as the detector found them, the pips of a large die could look like
     a face of pips of their own (a pip and its neighbours): only dice still doubtful once the large

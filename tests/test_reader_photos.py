@@ -39,17 +39,18 @@ def test_the_whole_test_split_is_read(test_split_scores):
 def test_per_die_accuracy_floor(test_split_scores):
     right = sum(s.dice_right for s in test_split_scores)
     labelled = sum(s.dice_labelled for s in test_split_scores)
-    assert right / labelled >= 0.95, f"{right} of {labelled} dice read right (measured 296 of 308)"
+    assert right / labelled >= 0.96, f"{right} of {labelled} dice read right (measured 298 of 308)"
 
 
 def test_exact_read_floor(test_split_scores):
     exact = sum(s.exact for s in test_split_scores)
-    assert exact >= 36, f"{exact} of 50 pictures read exactly (measured 38)"
+    assert exact >= 39, f"{exact} of 50 pictures read exactly (measured 41)"
 
 
 def test_silent_wrong_ceiling(test_split_scores):
     """Wrong but "ok" is the failure that costs a player points: issue 4 allows 2 % of the pictures,
-    1 of these 50. Measured 0."""
+    1 of these 50. Measured 1: IMG_20191209_095526, eight dice, a dark blue three whose middle pip
+    barely shows read as a two."""
     silent = [s for s in test_split_scores if s.silent_wrong]
     assert len(silent) <= 1
 

@@ -65,6 +65,9 @@ CLASSIFIER_ALONE = 0.8
 FAINT_CLASSIFIER_ALONE = 0.9
 # Without the classifier the pip count is trusted when its own layout check is this sure.
 MIN_CONFIDENCE = 0.5
+# Two squares of one face reading the same value each from SQUARES_AGREE_MIN (stage 5): from 0.6 they
+# took two more wrong rolls on the held-out renders and read five more real photos wrong without a word.
+SQUARES_AGREE_MIN = 0.7
 # A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
 # b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
 LEANING_REACH = 1.25
@@ -237,7 +240,7 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     face" says nothing about the face, and a faint guess at a value must not overrule the outline's
     "no face" (a screw head's). And only after the large dice took the place of their pips: in a
     square that large, a large die's pip and its neighbours look like a face of their own.
-    Where both squares read the same value, each at least AGREEMENT_MIN, their confidences are combined
+    Where both squares read the same value, each at least SQUARES_AGREE_MIN, their confidences are combined
     as the pip count's and the classifier's are; but only for a die standing apart (stands_apart): one
     leaning on another die or on the tray's wall shows its top face at a slant, as a face read doubtfully
     does, and both squares read it alike."""
@@ -248,7 +251,7 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     for index, (value, confidence) in zip(doubtful, again):
         first = dice[index].opinion
         if (value is not None and first is not None and first.value == value
-                and min(confidence, first.confidence) >= AGREEMENT_MIN and stands_apart(dice, index, tray)):
+                and min(confidence, first.confidence) >= SQUARES_AGREE_MIN and stands_apart(dice, index, tray)):
             confidence = 1.0 - (1.0 - confidence) * (1.0 - first.confidence)
         if value is not None and confidence > dice[index].confidence:
             dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
