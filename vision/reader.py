@@ -119,6 +119,12 @@ def takes_alone(spot: Detection, opinion: Opinion | None) -> bool:
     return value is not None and confidence >= alone_from(spot)
 
 
+def agreed(first: float, second: float) -> float:
+    """The confidence in a value two readings give alike, each with its own confidence: taken as wrong
+    only when both are."""
+    return 1.0 - (1.0 - first) * (1.0 - second)
+
+
 def combine(classical: FaceRead, learned: Opinion | None, alone: float = CLASSIFIER_ALONE) -> Opinion:
     """One value and confidence from the pip count and (unless left out) the classifier, which is
     trusted without the pip count from `alone` up."""
@@ -126,7 +132,7 @@ def combine(classical: FaceRead, learned: Opinion | None, alone: float = CLASSIF
         return Opinion(classical.value, classical.confidence)
     value, confidence = learned
     if classical.value is not None and value == classical.value and confidence >= AGREEMENT_MIN:
-        return Opinion(value, 1.0 - (1.0 - classical.confidence) * (1.0 - confidence))
+        return Opinion(value, agreed(classical.confidence, confidence))
     if value is not None and confidence >= alone:
         return Opinion(value, confidence)
     return Opinion(None, 0.0)
@@ -252,7 +258,7 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
         first = dice[index].opinion
         if (value is not None and first is not None and first.value == value
                 and min(confidence, first.confidence) >= SQUARES_AGREE_MIN and stands_apart(dice, index, tray)):
-            confidence = 1.0 - (1.0 - confidence) * (1.0 - first.confidence)
+            confidence = agreed(confidence, first.confidence)
         if value is not None and confidence > dice[index].confidence:
             dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
     return dice
