@@ -317,6 +317,23 @@ def test_a_faint_peak_needs_a_surer_classifier_than_a_sure_one(score, value, sai
     assert all(problem.kind == "maybe_die" for problem in reading.problems)
 
 
+@pytest.mark.parametrize("opinion, said", [
+    ((5, 0.85), ("something at (400, 300) may be a die",)),  # a face the classifier takes from a sure peak
+    ((5, 0.7), ()),  # a guess at a face on a faint peak with no pips to count: nothing to say
+])
+def test_a_faint_peak_without_pips_to_count_may_be_a_die_when_read_as_a_face(opinion, said):
+    """The face is blank (its pips lost under glare, say), so the pip count sees none and cannot agree."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 1, (400, 300), 70, 20.0, (235, 235, 235), (235, 235, 235))
+    detector = _FakeDetector([Detection(400, 300, 80, 0.4)])
+    reading = reader.DiceReader(detector, _FakeClassifier(opinion, again=(None, 0.5))).read(image)
+    assert reading.dice == () and reading.problems == said
+    assert all(problem.kind == "maybe_die" for problem in reading.problems)
+
+
 def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable():
     """The classifier says two (0.7 at first sight, 0.55 looked at again), the pip count four: no value,
     and the reason has its kind."""

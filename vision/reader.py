@@ -359,10 +359,14 @@ class DiceReader:
                 continue  # a screw head, a coin, a glare spot: no die looks so
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
-                # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die.
+                # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die; so too when
+                # the classifier reads a face as surely as it would take one found surely, pips or not
+                # (a face blown out under glare, a die in a dim corner, left out without a word).
                 surely_no_face = (opinion is not None and opinion.value is None
                                   and opinion.confidence >= CLASSIFIER_ALONE)
-                if classical.pip_count > 0 and not surely_no_face:
+                read_as_face = (opinion is not None and opinion.value is not None
+                                and opinion.confidence >= CLASSIFIER_ALONE)
+                if (classical.pip_count > 0 and not surely_no_face) or read_as_face:
                     problems.append(Problem(f"something at {said} may be a die", ProblemKind.MAYBE_DIE, where=(x, y)))
                 continue
             dice.append(Die(value, x, y, side, box.angle, round(min(max(confidence, 0.0), 1.0), 3)))
