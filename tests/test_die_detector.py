@@ -138,6 +138,24 @@ def test_dice_too_large_for_the_first_look_are_found_by_a_coarser_one(side):
         assert big.size == pytest.approx(side * (math.cos(math.radians(30)) + math.sin(math.radians(30))), rel=0.3)
 
 
+def test_nothing_most_of_the_frame_across_is_taken_for_a_large_die(monkeypatch):
+    """A coarse look can find the tray itself, a bowl or a board as a die (with two dice in a round
+    bowl, a two); no die is most of the frame across."""
+    from vision.die_detector import LARGEST_SHARE, Detection
+
+    height = 960
+    bowl = Detection(640, 480, 0.95 * height, 0.8)
+    close_up = Detection(400, 400, 0.7 * height, 0.7)
+    first_look = [Detection(500, 400, 130, 0.8)]  # a peak large enough to look coarser for more
+
+    def peaks(output, scale, width, height, threshold):
+        return [bowl, close_up] if threshold == SURE else first_look
+
+    monkeypatch.setattr(DieDetector, "_peaks", staticmethod(peaks))
+    assert close_up.size <= LARGEST_SHARE * height < bowl.size
+    assert default_detector().look(tray(height=height)).large == [close_up]
+
+
 def test_dice_the_first_look_sees_well_are_not_large():
     image = tray()
     for index, value in enumerate([1, 3, 4, 5, 6]):

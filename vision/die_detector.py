@@ -54,6 +54,11 @@ FOREIGN = 0.2
 COARSER = (2, 4)
 LARGE = 40.0
 LARGE_HINT = 30.0
+# A die is never most of the frame across (its upright square at most this share of the frame's shorter
+# side): what a coarser look finds larger is the tray itself, a bowl or a board, and a round bowl with
+# two dice in it reads as a two (renders b7: 0.89). The largest die found so in any photo source is
+# 0.27 of it, in the tests' drawn frames 0.73.
+LARGEST_SHARE = 0.8
 # Dice smaller than the network learnt (about 9 px where it looks: a die a 35th of the frame wide, as
 # a camera seeing far more than the tray gives) are missed or misplaced; so when the first look finds
 # no die surely, or its dice are smaller than SMALL px, the frame is looked at again FINER times
@@ -179,7 +184,8 @@ class DieDetector:
             coarse, coarse_scale = scaled_down(small, DETECT_SIDE // factor)
             coarse_scale *= scale
             coarse_peaks = self._peaks(self.raw_output(padded_input(coarse)), coarse_scale, width, height, SURE)
-            large += [spot for spot in coarse_peaks if spot.size * scale >= LARGE]
+            large += [spot for spot in coarse_peaks
+                      if spot.size * scale >= LARGE and spot.size <= LARGEST_SHARE * min(width, height)]
         return Sight(dice, [(float(x), float(y)) for x, y in foreign], _one_per_die(large))
 
     @staticmethod
