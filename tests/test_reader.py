@@ -624,8 +624,9 @@ def test_only_the_square_kept_is_read_a_second_time():
     detector = _FakeDetector([Detection(400, 300, 50, 0.9)])
     classifier = _DoubtfulRecording()
     reader.DiceReader(detector, classifier).read(image)
-    # Still doubtful, it is read a third time, in the detector's own square.
-    assert classifier.calls == [(2, "first look"), (1, "in views"), (1, "in views")]
+    # Still doubtful, it is read a third time, in the detector's own square and (away from the frame's
+    # centre) in its face's square moved outward twice, all in one call.
+    assert classifier.calls == [(2, "first look"), (1, "in views"), (3, "in views")]
 
 
 class _SureOfTheWholeDie:
@@ -711,6 +712,54 @@ def test_two_squares_agreeing_below_seven_tenths_leave_the_face_as_it_was():
     die = reader.FoundDie(Detection(400, 300, 90, 0.9), FaceBox((400.0, 300.0), (70.0, 70.0), 0.0), Opinion(4, 0.65))
     read = reader.read_in_detector_squares(tray(colour=(60, 120, 40), seed=3), [die], _FakeClassifier((4, 0.65)))
     assert read == [die]
+
+
+class _SureOnlyOnTheFace:
+    """Reads a square centred within 4 px of the face's true centre as a four surely, any other as a
+    four doubtfully, noting every square read in its views."""
+
+    def __init__(self, face_centre):
+        self.face_centre = face_centre
+        self.read_in_views: list = []
+
+    def classify(self, image, boxes, turned=False, second_look=True):
+        return [(4, 0.95) if math.dist(box[0], self.face_centre) <= 4 else (4, 0.6) for box in boxes]
+
+    def classify_in_views(self, image, boxes):
+        self.read_in_views.extend(boxes)
+        return self.classify(image, boxes)
+
+
+def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out():
+    """A die's top face, nearer the camera than its foot, lies further from the picture's centre than
+    the die's whole outline, which takes in the side faces turned to the camera."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    # 390 px right of and 220 px below the centre (640, 480); the face lies 9 px further out along that line.
+    spot = Detection(1030, 700, 80, 0.9)
+    box = FaceBox((1030.0, 700.0), (60.0, 60.0), 0.0)
+    along = 9 / math.hypot(390, 220)
+    classifier = _SureOnlyOnTheFace((1030 + 390 * along, 700 + 220 * along))
+    frame = tray(seed=3)
+    read = reader.read_in_detector_squares(frame, [reader.FoundDie(spot, box, Opinion(4, 0.6))], classifier)
+    # Its value is taken from there; its box stays the face's own outline.
+    assert read == [reader.FoundDie(spot, box, Opinion(4, 0.95))]
+
+
+def test_a_face_near_the_middle_is_not_read_again_moved():
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    # 40 px from the centre, less than its side: the camera sees hardly any of its side faces.
+    spot = Detection(680, 480, 80, 0.9)
+    box = FaceBox((680.0, 480.0), (60.0, 60.0), 0.0)
+    classifier = _SureOnlyOnTheFace((700.0, 480.0))
+    read = reader.read_in_detector_squares(tray(seed=3), [reader.FoundDie(spot, box, Opinion(4, 0.6))], classifier)
+    assert read[0].opinion == Opinion(4, 0.6)
+    assert [square[0] for square in classifier.read_in_views] == [(680, 480)]  # the detector's square only
 
 
 def test_the_pips_a_large_die_took_the_place_of_are_not_read_again():
