@@ -748,6 +748,21 @@ def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out():
     assert read == [reader.FoundDie(spot, box, Opinion(4, 0.95))]
 
 
+def test_the_pips_are_counted_in_the_face_moved_outward_when_its_square_cuts_them():
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 3, (1030, 700), 60, 0.0, (235, 235, 235), (20, 20, 20))
+    # Found 12 px nearer the frame's centre than its face is: the square there cuts off a corner pip.
+    along = 12 / math.hypot(390, 220)
+    x, y = 1030 - 390 * along, 700 - 220 * along
+    die = reader.FoundDie(Detection(x, y, 60, 0.9), FaceBox((x, y), (60.0, 60.0), 0.0), Opinion(3, 0.65))
+    reading = reader.DiceReader(_FakeDetector([]), _FakeClassifier((3, 0.65))).judge(image, [die])
+    assert [die.value for die in reading.dice] == [3] and reading.status == "ok"
+
+
 def test_a_face_near_the_middle_is_not_read_again_moved():
     from vision import reader
     from vision.die_detector import Detection

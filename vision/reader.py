@@ -376,9 +376,17 @@ class DiceReader:
             classical = count_pips(frame, box)
             value, confidence = combine(classical, opinion, alone_from(spot))
             if value is None and opinion is not None and opinion.value is not None:
-                # The outline may take in only part of the face (a lit corner, a dark die's dim face): the
-                # pips counted in the detector's square round the whole die may agree with the classifier.
-                value, confidence = combine(count_pips(frame, detector_square(frame, spot)), opinion, alone_from(spot))
+                # The outline may take in only part of the face (a lit corner, a dark die's dim face), or
+                # cut off its outer pips (the face lies further out): the pips counted in the detector's
+                # square round the whole die, or in the face's square moved outward where that shows
+                # more pips (moved off a whole face, it cuts some off), may agree with the classifier.
+                counts = [count_pips(frame, detector_square(frame, spot))]
+                counts += [count for count in (count_pips(frame, moved) for moved in moved_outward(frame, box))
+                           if count.pip_count > classical.pip_count]
+                for count in counts:
+                    value, confidence = combine(count, opinion, alone_from(spot))
+                    if value is not None:
+                        break
             said = f"({x:.0f}, {y:.0f})"
             if value is None and is_no_die(frame, spot.box):
                 continue  # a screw head, a coin, a glare spot: no die looks so
