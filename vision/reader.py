@@ -70,8 +70,8 @@ MIN_CONFIDENCE = 0.5
 SQUARES_AGREE_MIN = 0.7
 # A die's top face, nearer the camera than its foot, lies further from the picture's centre than the
 # die's outline, which takes in the side faces turned to the camera. A doubtful face more than its side
-# from the centre is read again moved outward by these shares of its side (on the tuning renders: three
-# more pictures of translucent dice read exactly, none fewer; moved inward instead, none more).
+# from the centre is read again moved outward by these shares of its side (tuning renders: two more
+# pictures read exactly, none fewer; moved inward instead, none more).
 OUTWARD_SHIFTS = (0.1, 0.2)
 # A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
 # b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
@@ -256,7 +256,8 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     leaning on another die or on the tray's wall shows its top face at a slant, as a face read doubtfully
     does, and both squares read it alike.
     A face still doubtful is read in its own square moved outward too (OUTWARD_SHIFTS), and a value read
-    there as surely as the reader takes one alone is kept."""
+    there as surely as the reader takes one alone is kept, again only for a die standing apart: a
+    moved square reads the slanted face of a die cocked on another too (renders b9, seed 25010)."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     squares = [[detector_square(frame, dice[index].spot)] + moved_outward(frame, dice[index].box) for index in doubtful]
@@ -272,7 +273,7 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
             dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
         for value, confidence in [next(opinions) for _ in group[1:]]:
             if (value is not None and confidence > dice[index].confidence
-                    and confidence >= alone_from(dice[index].spot)):
+                    and confidence >= alone_from(dice[index].spot) and stands_apart(dice, index, tray)):
                 dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
     return dice
 
