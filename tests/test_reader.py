@@ -754,7 +754,7 @@ def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, n
         dice.append(reader.FoundDie(Detection(*neighbour, 80, 0.9), FaceBox(neighbour, (60.0, 60.0), 0.0),
                                     Opinion(2, 0.99)))
     read = reader.read_in_detector_squares(tray(seed=3), dice, classifier)
-    # Its value is taken from there; its box stays the face's own outline.
+    # Only a value is taken from a moved square: the die's box stays its face's own outline.
     assert read[0] == reader.FoundDie(spot, box, Opinion(*kept))
 
 
