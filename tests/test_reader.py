@@ -720,7 +720,7 @@ class _SureOnlyOnTheFace:
 
     def __init__(self, face_centre):
         self.face_centre = face_centre
-        self.read_in_views: list = []
+        self.read_in_views = []
 
     def classify(self, image, boxes, turned=False, second_look=True):
         return [(4, 0.95) if math.dist(box[0], self.face_centre) <= 4 else (4, 0.6) for box in boxes]
