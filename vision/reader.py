@@ -119,12 +119,14 @@ def alone_from(spot: Detection) -> float:
     return CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
 
 
+def reads_a_value(opinion: Opinion | None, least: float) -> bool:
+    """Whether the classifier's opinion reads the face as a value, with at least `least` confidence."""
+    return opinion is not None and opinion.value is not None and opinion.confidence >= least
+
+
 def takes_alone(spot: Detection, opinion: Opinion | None) -> bool:
     """Whether the classifier's opinion of a face is sure enough to be the die's value on its own."""
-    if opinion is None:
-        return False
-    value, confidence = opinion
-    return value is not None and confidence >= alone_from(spot)
+    return reads_a_value(opinion, alone_from(spot))
 
 
 def agreed(first: float, second: float) -> float:
@@ -265,7 +267,7 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     squares = [[detector_square(frame, dice[index].spot)]
-               + (moved_outward(frame, dice[index].box) if reads_a_value(dice[index]) else [])
+               + (moved_outward(frame, dice[index].box) if reads_a_value(dice[index].opinion, MOVED_FROM) else [])
                for index in doubtful]
     opinions = iter(classifier.classify_in_views(frame, [square for group in squares for square in group]))
     dice = list(dice)
@@ -282,11 +284,6 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
                     and confidence >= alone_from(dice[index].spot) and stands_apart(dice, index, tray)):
                 dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
     return dice
-
-
-def reads_a_value(die: FoundDie) -> bool:
-    """Whether the classifier reads the die's face as a value, from MOVED_FROM."""
-    return die.opinion is not None and die.opinion.value is not None and die.confidence >= MOVED_FROM
 
 
 def moved_outward(frame: np.ndarray, box: FaceBox) -> list[FaceBox]:
@@ -409,9 +406,7 @@ class DiceReader:
                 # (a face blown out under glare, a die in a dim corner, left out without a word).
                 surely_no_face = (opinion is not None and opinion.value is None
                                   and opinion.confidence >= CLASSIFIER_ALONE)
-                read_as_face = (opinion is not None and opinion.value is not None
-                                and opinion.confidence >= CLASSIFIER_ALONE)
-                if (classical.pip_count > 0 and not surely_no_face) or read_as_face:
+                if (classical.pip_count > 0 and not surely_no_face) or reads_a_value(opinion, CLASSIFIER_ALONE):
                     problems.append(Problem(f"something at {said} may be a die", ProblemKind.MAYBE_DIE, where=(x, y)))
                 continue
             dice.append(Die(value, x, y, side, box.angle, round(min(max(confidence, 0.0), 1.0), 3)))
