@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
+from itertools import chain
 
 import cv2
 import numpy as np
@@ -389,9 +390,9 @@ class DiceReader:
                 # cut off its outer pips (the face lies further out): the pips counted in the detector's
                 # square round the whole die, or in the face's square moved outward where that shows
                 # more pips (moved off a whole face, it cuts some off), may agree with the classifier.
-                counts = [count_pips(frame, detector_square(frame, spot))]
-                counts += [count for count in (count_pips(frame, moved) for moved in moved_outward(frame, box))
-                           if count.pip_count > classical.pip_count]
+                moved = (count_pips(frame, square) for square in moved_outward(frame, box))
+                counts = chain([count_pips(frame, detector_square(frame, spot))],
+                               (count for count in moved if count.pip_count > classical.pip_count))
                 for count in counts:
                     value, confidence = combine(count, opinion, alone_from(spot))
                     if value is not None:
