@@ -397,6 +397,49 @@ def test_reading_doubtful_faces_straight_in_their_views_gives_what_classify_give
     np.testing.assert_allclose([c for _, c in in_views], [c for _, c in as_needed], atol=1e-5)
 
 
+@pytest.mark.parametrize("least", [0.0, 0.5, 0.8, 0.95])
+def test_a_square_is_left_out_only_when_no_value_it_could_read_would_be_of_use(least):
+    image = tray(640, 200)
+    boxes = [draw_die(image, v, (55 + 105 * (v - 1), 100), 36, 0, *COLOURS[v % len(COLOURS)]) for v in range(1, 7)]
+    blurred = cv2.GaussianBlur(image, (0, 0), 4.5)
+    in_views = default_classifier().classify_in_views(blurred, boxes)
+    worth_it = default_classifier().values_in_views(blurred, boxes, [least] * len(boxes))
+    for whole, kept in zip(in_views, worth_it):
+        if kept is None:
+            assert whole.value is None or whole.confidence < least
+        else:
+            assert kept.value == whole.value and kept.confidence == pytest.approx(whole.confidence, abs=1e-5)
+    if least == 0.0:
+        assert None not in worth_it
+    if least == 0.95:
+        assert None in worth_it  # the blurred faces are read doubtfully: most are not worth all eight views
+
+
+class _UnsureAtFirst:
+    """A network reading every face as a three: at 0.6 in its first pass, all but surely after."""
+
+    def __init__(self):
+        self.passes = 0
+
+    def forward(self, blob):
+        self.passes += 1
+        logits = np.zeros((len(blob), CLASS_COUNT), np.float32)
+        logits[:, 2] = math.log(9.0) if self.passes == 1 else 50.0  # 9 / (9 + 6) = 0.6
+        return logits
+
+
+def test_a_square_is_read_in_all_its_views_when_the_rest_could_still_make_it_of_use():
+    classifier = FaceClassifier()
+    classifier.network = _UnsureAtFirst()
+    image = tray()
+    boxes = [draw_die(image, 3, (80, 120), 40, 0, *COLOURS[0]), draw_die(image, 3, (240, 120), 40, 0, *COLOURS[0])]
+    # Four views at 0.6 and four surely average 0.8: of use from 0.79, not from 0.81.
+    first, second = classifier.values_in_views(image, boxes, [0.79, 0.81])
+    assert second is None and first is not None
+    assert first.value == 3 and first.confidence == pytest.approx(0.8, abs=1e-4)
+    assert classifier.network.passes == 2
+
+
 def test_learning_from_a_teacher_blends_its_softened_answers_with_the_labels():
     torch = pytest.importorskip("torch", reason="torch is in the train extra: pip install -e '.[train]'")
     tool = _training_tool()

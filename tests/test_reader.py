@@ -266,7 +266,14 @@ class _FakeDetector:
         return Sight(list(self.spots), [])
 
 
-class _FakeClassifier:
+class _Classifying:
+    """What the fake classifiers share: every square is read in all its views, none left out early."""
+
+    def values_in_views(self, image, boxes, least):
+        return self.classify_in_views(image, boxes)
+
+
+class _FakeClassifier(_Classifying):
     """Gives one opinion of every box; `again`, when given, of every box read again in its views."""
 
     def __init__(self, opinion, again=None):
@@ -472,7 +479,7 @@ def test_a_face_outlined_too_small_is_counted_again_in_the_detectors_square(says
     assert reading.problems == said
 
 
-class _ReadingBySize:
+class _ReadingBySize(_Classifying):
     """Says `large_opinion` of a box at least `large` px across, `small_opinion` of a smaller one."""
 
     def __init__(self, large: float, large_opinion, small_opinion):
@@ -597,7 +604,7 @@ def test_dice_a_hundredth_of_a_large_frame_wide_are_read(side, body, pips, tray_
     assert (reading.status, reading.values) == ("ok", values), reading.problems
 
 
-class _DoubtfulRecording:
+class _DoubtfulRecording(_Classifying):
     """Doubtful of every face (a four at 0.6) but, at first sight, of boxes from `sure_from` px across
     (a four at 0.95), noting how many boxes each call reads and how."""
 
@@ -624,12 +631,12 @@ def test_only_the_square_kept_is_read_a_second_time():
     detector = _FakeDetector([Detection(400, 300, 50, 0.9)])
     classifier = _DoubtfulRecording()
     reader.DiceReader(detector, classifier).read(image)
-    # Still doubtful, it is read a third time, in the detector's own square and (away from the frame's
-    # centre) in its face's square moved outward twice, all in one call.
-    assert classifier.calls == [(2, "first look"), (1, "in views"), (3, "in views")]
+    # Still doubtful, it is read a third time, in the detector's own square, and then, still doubtful and
+    # away from the frame's centre, in its face's square moved outward twice.
+    assert classifier.calls == [(2, "first look"), (1, "in views"), (1, "in views"), (2, "in views")]
 
 
-class _SureOfTheWholeDie:
+class _SureOfTheWholeDie(_Classifying):
     """Reads a box at least `whole` px across (the detector's square round the whole die, as the
     classifier learnt from the photos' labels) as `value` surely, a tighter one as no face."""
 
@@ -714,7 +721,7 @@ def test_two_squares_agreeing_below_seven_tenths_leave_the_face_as_it_was():
     assert read == [die]
 
 
-class _SureOnlyOnTheFace:
+class _SureOnlyOnTheFace(_Classifying):
     """Reads a square centred within 4 px of the face's true centre as a four surely, any other as a
     four doubtfully, noting every square read in its views."""
 
@@ -730,14 +737,14 @@ class _SureOnlyOnTheFace:
         return self.classify(image, boxes)
 
 
-@pytest.mark.parametrize("first, neighbour, kept", [
-    ((4, 0.6), None, (4, 0.95)),
-    ((4, 0.6), (1030, 640), (4, 0.6)),  # a face side from another die, it may lean on it: its face is at a slant
+@pytest.mark.parametrize("first, neighbour, kept, squares_read", [
+    ((4, 0.6), None, (4, 0.95), 3),  # the detector's square, then the face's moved outward twice
+    ((4, 0.6), (1030, 640), (4, 0.6), 1),  # a face side from another die, it may lean on it: its face is at a slant
     # Read again only to make a likely value sure, not to find one (the detector's square reads 4 at 0.6).
-    ((4, 0.45), None, (4, 0.6)),
-    ((None, 0.55), None, (4, 0.6)),
+    ((4, 0.45), None, (4, 0.6), 1),
+    ((None, 0.55), None, (4, 0.6), 1),
 ])
-def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, neighbour, kept):
+def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, neighbour, kept, squares_read):
     """A die's top face, nearer the camera than its foot, lies further from the picture's centre than
     the die's whole outline, which takes in the side faces turned to the camera."""
     from vision import reader
@@ -756,6 +763,20 @@ def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, n
     read = reader.read_in_detector_squares(tray(seed=3), dice, classifier)
     # Only a value is taken from a moved square: the die's box stays its face's own outline.
     assert read[0] == reader.FoundDie(spot, box, Opinion(*kept))
+    assert len(classifier.read_in_views) == squares_read
+
+
+def test_a_face_made_sure_in_the_detectors_square_is_not_read_again_moved():
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    spot = Detection(1030, 700, 80, 0.9)
+    classifier = _SureOnlyOnTheFace((1030.0, 700.0))  # the detector's square, on the die's centre, reads it surely
+    die = reader.FoundDie(spot, FaceBox((1030.0, 700.0), (60.0, 60.0), 0.0), Opinion(4, 0.6))
+    read = reader.read_in_detector_squares(tray(seed=3), [die], classifier)
+    assert read[0].opinion == Opinion(4, 0.95)
+    assert [square[0] for square in classifier.read_in_views] == [(1030, 700)]
 
 
 def test_the_pips_are_counted_in_the_face_moved_outward_when_its_square_cuts_them():

@@ -223,6 +223,29 @@ class FaceClassifier:
             return []
         return _opinions(self._in_views(crops_to_blob(crop_faces(image, boxes))))
 
+    def values_in_views(self, image: np.ndarray, boxes: Sequence[RotatedBox],
+                        least: Sequence[float]) -> list[Opinion | None]:
+        """As classify_in_views, for boxes where only a face value read from `least` (one per box) is
+        of use. A box whose first four views already leave every face value short of it, whatever the
+        other four say, is not read in those (the network is most of the reader's time): None."""
+        if len(boxes) == 0:
+            as_bgr(image)
+            return []
+        blob = crops_to_blob(crop_faces(image, boxes))
+        views = symmetric_views(blob)
+        half = len(views) // 2
+        first = softmax(self.logits(views[:half].reshape(-1, *blob.shape[1:]))).reshape(half, len(blob), CLASS_COUNT)
+        # A view gives a value probability 1 at most, so this is the most its mean over all views can be.
+        reachable = (first[:, :, :NOT_A_FACE].sum(axis=0).max(axis=1) + len(views) - half) / len(views)
+        worth = np.flatnonzero(reachable >= np.asarray(least, np.float32))
+        opinions: list[Opinion | None] = [None] * len(blob)
+        if len(worth):
+            rest = softmax(self.logits(views[half:, worth].reshape(-1, *blob.shape[1:])))
+            every_view = np.concatenate([first[:, worth], rest.reshape(half, len(worth), CLASS_COUNT)])
+            for index, opinion in zip(worth, _opinions(every_view.mean(axis=0))):
+                opinions[index] = opinion
+        return opinions
+
 
 def _opinions(probabilities: np.ndarray) -> list[Opinion]:
     """Per row of class probabilities, the class most likely and its probability."""

@@ -261,28 +261,48 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     as the pip count's and the classifier's are; but only for a die standing apart (stands_apart): one
     leaning on another die or on the tray's wall shows its top face at a slant, as a face read doubtfully
     does, and both squares read it alike.
-    A face read doubtfully as a value (from MOVED_FROM) is read in its own square moved outward too
-    (OUTWARD_SHIFTS), and a value read there as surely as the reader takes one alone is kept, again
-    only for a die standing apart: a moved square reads the slanted face of a die cocked on another
-    too (renders b9, seed 25010)."""
+    A face read doubtfully as a value (from MOVED_FROM) and still doubtful after that is read in its own
+    square moved outward too (OUTWARD_SHIFTS), and a value read there as surely as the reader takes one
+    alone is kept, again only for a die standing apart: a moved square reads the slanted face of a die
+    cocked on another too (renders b9, seed 25010).
+    A square is read in all eight views only while a value read there could still be of use
+    (FaceClassifier.values_in_views): the network is most of the time of a frame of doubtful dice."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
-    squares = [[detector_square(frame, dice[index].spot)]
-               + (moved_outward(frame, dice[index].box) if reads_a_value(dice[index].opinion, MOVED_FROM) else [])
-               for index in doubtful]
-    opinions = iter(classifier.classify_in_views(frame, [square for group in squares for square in group]))
+    apart = {index: stands_apart(dice, index, tray) for index in doubtful}
+    likely = [index for index in doubtful if apart[index] and reads_a_value(dice[index].opinion, MOVED_FROM)]
+    # A value read in the detector's square is of use where it is surer than the face's own, or agrees
+    # with it from SQUARES_AGREE_MIN.
+    least = [min(dice[index].confidence, SQUARES_AGREE_MIN)
+             if apart[index] and reads_a_value(dice[index].opinion, SQUARES_AGREE_MIN) else dice[index].confidence
+             for index in doubtful]
+    in_squares = classifier.values_in_views(frame, [detector_square(frame, dice[index].spot) for index in doubtful],
+                                            least)
     dice = list(dice)
-    for index, group in zip(doubtful, squares):
-        value, confidence = next(opinions)
+    for index, in_square in zip(doubtful, in_squares):
+        value, confidence = in_square or Opinion(None, 0.0)
         first = dice[index].opinion
-        if (value is not None and first is not None and first.value == value
-                and min(confidence, first.confidence) >= SQUARES_AGREE_MIN and stands_apart(dice, index, tray)):
+        if (value is not None and first is not None and first.value == value and apart[index]
+                and min(confidence, first.confidence) >= SQUARES_AGREE_MIN):
             confidence = agreed(confidence, first.confidence)
         if value is not None and confidence > dice[index].confidence:
             dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
-        for value, confidence in [next(opinions) for _ in group[1:]]:
-            if (value is not None and confidence > dice[index].confidence
-                    and confidence >= alone_from(dice[index].spot) and stands_apart(dice, index, tray)):
+    still_doubtful = [index for index in likely if not takes_alone(dice[index].spot, dice[index].opinion)]
+    return read_moved_outward(frame, dice, still_doubtful, classifier)
+
+
+def read_moved_outward(frame: np.ndarray, dice: list[FoundDie], indices: list[int],
+                       classifier: FaceClassifier) -> list[FoundDie]:
+    """The dice, where the faces at `indices` are read again in their squares moved outward
+    (moved_outward), and a value read there as surely as the reader takes one alone is kept."""
+    moved = [moved_outward(frame, dice[index].box) for index in indices]
+    opinions = iter(classifier.values_in_views(
+        frame, [square for group in moved for square in group],
+        [alone_from(dice[index].spot) for index, group in zip(indices, moved) for _ in group]))
+    dice = list(dice)
+    for index, group in zip(indices, moved):
+        for value, confidence in [next(opinions) or Opinion(None, 0.0) for _ in group]:
+            if value is not None and confidence > dice[index].confidence and confidence >= alone_from(dice[index].spot):
                 dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
     return dice
 
