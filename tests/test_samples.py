@@ -71,7 +71,7 @@ def test_a_hand_hides_dice_and_the_table_would_not_take_the_throw(scores):
 
 
 def test_the_pictures_labelled_unsure_are_called_unsure_as_often_as_measured(scores):
-    """A floor at the measured 4 of 9 (two hands, two motion blurs); the three cocked dice,
-    a hand hiding a die and an empty blurred tray are read ok today (docs/reader.md)."""
+    """Measured: 6 of 8, the three hands, both motion blurs and one of the three cocked dice; the other
+    two cocked dice, among seven dice each, are read ok (docs/reader.md)."""
     labelled = [reading.status for label, _, reading in scores.values() if label.expected_status == "unsure"]
-    assert len(labelled) == 9 and labelled.count("unsure") >= 4, labelled
+    assert len(labelled) == 8 and labelled.count("unsure") >= 6, labelled

@@ -144,6 +144,12 @@ def test_a_cocked_die_or_a_hand_or_blur_makes_the_expected_reading_unsure():
         synth.random_scene(1, "smoke")
 
 
+def test_an_empty_tray_blurred_by_motion_is_expected_to_read_as_it_is():
+    """Blur makes dice doubtful; with none in the tray there is nothing to read wrong: no dice, ok."""
+    label = synth.truth(synth.random_scene(11, "motion_blur", dice_count=0), "x.jpg")
+    assert label["status"] == "ok" and label["problems"] == [] and label["values"] == []
+
+
 def test_the_command_writes_pictures_labels_and_manifest(tmp_path):
     assert synth.main(["--out", str(tmp_path), "--count", "2", "--first-seed", "40", "--jobs", "2"]) == 0
     rows = list(csv.DictReader(open(tmp_path / "manifest.csv")))

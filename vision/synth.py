@@ -359,7 +359,8 @@ def random_scene(seed: int, distraction: str | None = None, size: tuple[int, int
         problems.append("hand in view")
     elif distraction == "motion_blur":
         motion = (float(rng.uniform(0.025, 0.05) * width), float(rng.uniform(0, 180)))
-        problems.append("motion blur")
+        if dice:  # blur makes dice doubtful; an empty tray has nothing to read wrong
+            problems.append("motion blur")
     elif distraction is not None and distraction != "cocked":
         raise ValueError(f"unknown distraction {distraction!r}; choose from {', '.join(DISTRACTIONS)}")
     elevation = math.radians(rng.uniform(45, 75))
