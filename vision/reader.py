@@ -266,7 +266,7 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     alone is kept, again only for a die standing apart: a moved square reads the slanted face of a die
     cocked on another too (renders b9, seed 25010).
     A square is read in all eight views only while a value read there could still be of use
-    (FaceClassifier.values_in_views): the network is most of the time of a frame of doubtful dice."""
+    (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     apart = {index: stands_apart(dice, index, tray) for index in doubtful}
