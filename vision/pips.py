@@ -189,7 +189,22 @@ def is_no_die(frame: np.ndarray, box) -> bool:
     large as the box (a screw head, a coin; a one's pip is a disc, but a third of the die across), or a
     blank blown-out patch that is not square (a lamp's glare)."""
     blob = _blob(frame, box)
-    return blob is not None and (_is_disc(blob, box) or _is_glare(blob))
+    return blob is not None and (_is_disc(blob, box) or _is_glare(blob) or _is_bare_floor(blob))
+
+
+# The window round a speck of dust is the floor's colour throughout but for the speck: the one-colour
+# region covers nearly all of it, and few of its pixels differ from its median colour.
+BARE_SHARE = 0.9
+BARE_MARK = 15.0
+BARE_MARKED_SHARE = 0.035
+
+
+def _is_bare_floor(blob: Blob) -> bool:
+    """One colour all round the middle, but for a mark far smaller than a face: no die there."""
+    if cv2.contourArea(blob.outline) < BARE_SHARE * (blob.window.shape[0] - 1) ** 2:
+        return False
+    median = np.median(blob.lab.reshape(-1, 3), axis=0).astype(np.uint8)
+    return float(np.mean(_colour_distance(blob.lab, median) > BARE_MARK)) < BARE_MARKED_SHARE
 
 
 def _is_disc(blob: Blob, box) -> bool:
