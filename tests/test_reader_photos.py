@@ -39,12 +39,12 @@ def test_the_whole_test_split_is_read(test_split_scores):
 def test_per_die_accuracy_floor(test_split_scores):
     right = sum(s.dice_right for s in test_split_scores)
     labelled = sum(s.dice_labelled for s in test_split_scores)
-    assert right / labelled >= 0.96, f"{right} of {labelled} dice read right (measured 298 of 308)"
+    assert right / labelled >= 0.96, f"{right} of {labelled} dice read right (measured 299 of 308)"
 
 
 def test_exact_read_floor(test_split_scores):
     exact = sum(s.exact for s in test_split_scores)
-    assert exact >= 39, f"{exact} of 50 pictures read exactly (measured 41)"
+    assert exact >= 39, f"{exact} of 50 pictures read exactly (measured 42)"
 
 
 def test_silent_wrong_ceiling(test_split_scores):
