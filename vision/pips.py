@@ -187,7 +187,7 @@ BLOWN_FACE_FILL = 0.88
 def is_no_die(frame: np.ndarray, box) -> bool:
     """Whether what was found in a die's box is something no die looks like from any side: a disc as
     large as the box (a screw head, a coin; a one's pip is a disc, but a third of the die across), or a
-    blank blown-out patch that is not square (a lamp's glare)."""
+    blank blown-out patch that is not square (a lamp's glare), or bare floor but for a speck."""
     blob = _blob(frame, box)
     return blob is not None and (_is_disc(blob, box) or _is_glare(blob) or _is_bare_floor(blob))
 

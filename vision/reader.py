@@ -14,7 +14,8 @@
    the pips are counted too (vision.pips), and a value is taken when both agree;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value;
-   but something left unread that no die looks like (a screw head, a coin, a glare spot) says nothing.
+   but something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of
+   dust on bare floor) says nothing.
 `read_dice(frame)` is the same with the packaged networks.
 """
 
@@ -419,7 +420,7 @@ class DiceReader:
                         break
             said = f"({x:.0f}, {y:.0f})"
             if value is None and is_no_die(frame, spot.box):
-                continue  # a screw head, a coin, a glare spot: no die looks so
+                continue  # a screw head, a coin, a glare spot, a speck of dust: no die looks so
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
                 # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die; so too when
