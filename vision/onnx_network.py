@@ -10,9 +10,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-# OpenCV 5 runs these small networks with its new engine by default; its classic one is 1.4 to 1.7
-# times faster on the face classifier here, the same on the detector, with the same outputs.
-# OpenCV 4 has the classic engine only, and no such argument.
+# OpenCV 5.0 runs these small networks with its new engine by default; its classic one is 1.4 to 1.7
+# times faster on the face classifier here, the same on the detector, with the same outputs. OpenCV 4
+# and 5.1 have no such argument; 5.1's one engine runs the classifier faster than either of them.
 _ENGINE = {"engine": cv2.dnn.ENGINE_CLASSIC} if hasattr(cv2.dnn, "ENGINE_CLASSIC") else {}
 
 
