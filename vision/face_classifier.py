@@ -202,9 +202,11 @@ class FaceClassifier:
 
     def _in_views(self, blob: np.ndarray) -> np.ndarray:
         """(N, 7) mean class probabilities of each square of a blob over its eight symmetric views."""
-        views = symmetric_views(blob)
-        again = softmax(self.logits(views.reshape(-1, *blob.shape[1:])))
-        return again.reshape(len(views), len(blob), CLASS_COUNT).mean(axis=0)
+        return self._read_views(symmetric_views(blob)).mean(axis=0)
+
+    def _read_views(self, views: np.ndarray) -> np.ndarray:
+        """(V, N, 7) class probabilities of (V, N, C, S, S) views of N squares, in one forward pass."""
+        return softmax(self.logits(views.reshape(-1, *views.shape[2:]))).reshape(*views.shape[:2], CLASS_COUNT)
 
     def classify(
         self, image: np.ndarray, boxes: Sequence[RotatedBox], turned: bool = False, second_look: bool = True
@@ -234,14 +236,13 @@ class FaceClassifier:
         blob = crops_to_blob(crop_faces(image, boxes))
         views = symmetric_views(blob)
         half = len(views) // 2
-        first = softmax(self.logits(views[:half].reshape(-1, *blob.shape[1:]))).reshape(half, len(blob), CLASS_COUNT)
+        first = self._read_views(views[:half])
         # A view gives a value probability 1 at most, so this is the most its mean over all views can be.
         reachable = (first[:, :, :NOT_A_FACE].sum(axis=0).max(axis=1) + len(views) - half) / len(views)
         worth = np.flatnonzero(reachable >= np.asarray(least, np.float32))
         opinions: list[Opinion | None] = [None] * len(blob)
         if len(worth):
-            rest = softmax(self.logits(views[half:, worth].reshape(-1, *blob.shape[1:])))
-            every_view = np.concatenate([first[:, worth], rest.reshape(half, len(worth), CLASS_COUNT)])
+            every_view = np.concatenate([first[:, worth], self._read_views(views[half:, worth])])
             for index, opinion in zip(worth, _opinions(every_view.mean(axis=0))):
                 opinions[index] = opinion
         return opinions
