@@ -155,11 +155,11 @@ def crops_to_blob(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values.transpose(0, 3, 1, 2))
 
 
-def symmetric_views(blob: np.ndarray) -> np.ndarray:
-    """The eight quarter turns and mirror images of each (C, S, S) square in a (N, C, S, S) blob, as
-    (8, N, C, S, S)."""
+def symmetric_views(blob: np.ndarray, mirrored: bool = True) -> np.ndarray:
+    """The four quarter turns of each (C, S, S) square in a (N, C, S, S) blob and (`mirrored`) their
+    mirror images, as (8, N, C, S, S), or (4, N, C, S, S) without the mirror images."""
     turns = [np.rot90(blob, quarter, axes=(2, 3)) for quarter in range(4)]
-    return np.ascontiguousarray(np.stack(turns + [turn[..., ::-1] for turn in turns]))
+    return np.ascontiguousarray(np.stack(turns + ([turn[..., ::-1] for turn in turns] if mirrored else [])))
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -227,14 +227,16 @@ class FaceClassifier:
 
     def values_in_views(self, image: np.ndarray, boxes: Sequence[RotatedBox],
                         least: Sequence[float]) -> list[Opinion | None]:
-        """As classify_in_views, for boxes where only a face value read from `least` (one per box) is
-        of use. A box whose first four views already leave every face value short of it, whatever the
-        other four say, is not read in those (the network is most of the reader's time): None."""
+        """Per box, the mean opinion of its four quarter turns, for boxes where only a face value read
+        from `least` (one per box) is of use: the reader's second-chance squares round a doubtful face.
+        Their mirror images are left out: with them, as many more pictures were read worse as better.
+        A box whose first two turns already leave every face value short of `least`, whatever the
+        other two say, is not read in those (the network is most of the reader's time): None."""
         if len(boxes) == 0:
             as_bgr(image)
             return []
         blob = crops_to_blob(crop_faces(image, boxes))
-        views = symmetric_views(blob)
+        views = symmetric_views(blob, mirrored=False)
         half = len(views) // 2
         first = self._read_views(views[:half])
         # A view gives a value probability 1 at most, so this is the most its mean over all views can be.

@@ -9,9 +9,9 @@
 4. outline: each face is outlined again in the full-resolution frame (the region of its own colour,
    or the detector's square turned to the face's edges, or both when they disagree: vision.pips);
 5. read: the learned face classifier (vision.face_classifier) reads each face, a doubtful one again
-   in its eight symmetric views and in the detector's square round the whole die (the two squares
-   reading one value make it surer, for a die with nothing to lean on); where it is still not sure,
-   the pips are counted too (vision.pips), and a value is taken when both agree;
+   in its eight symmetric views and in the detector's square round the whole die, turned four ways
+   (the two squares reading one value make it surer, for a die with nothing to lean on); where it is
+   still not sure, the pips are counted too (vision.pips), and a value is taken when both agree;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value;
    but something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of
@@ -249,11 +249,11 @@ def tray_view(frame: np.ndarray, tray: Tray | None) -> tuple[np.ndarray, int, in
 
 def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier: FaceClassifier | None = None,
                              tray: Tray | None = None) -> list[FoundDie]:
-    """The dice, where a face not read surely enough to be taken alone is read again, in its eight
-    views, in the detector's square round the whole die, and a surer face value read there kept (the
-    face's own box stays). The classifier learnt the photos' dice from their labels, upright boxes
-    round the whole die: a face's tight outline, about 0.6 of such a box, shows a dark die's dim pips
-    too small to it.
+    """The dice, where a face not read surely enough to be taken alone is read again, in its four
+    quarter turns, in the detector's square round the whole die, and a surer face value read there
+    kept (the face's own box stays). The classifier learnt the photos' dice from their labels, upright
+    boxes round the whole die: a face's tight outline, about 0.6 of such a box, shows a dark die's dim
+    pips too small to it.
     Only a value is taken from there: that square takes in the side faces and the tray, so its "no
     face" says nothing about the face, and a faint guess at a value must not overrule the outline's
     "no face" (a screw head's). And only after the large dice took the place of their pips: in a
@@ -266,7 +266,7 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     square moved outward too (OUTWARD_SHIFTS), and a value read there as surely as the reader takes one
     alone is kept, again only for a die standing apart: a moved square reads the slanted face of a die
     cocked on another too (renders b9, seed 25010).
-    A square is read in all eight views only while a value read there could still be of use
+    A square is read in all four turns only while a value read there could still be of use
     (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
