@@ -415,19 +415,19 @@ def test_a_die_is_no_disc_even_a_one_with_a_large_pip(value, pip_share, body, pi
     assert not is_no_die(image, ((400, 300), (70, 70), 20.0))
 
 
-def blown_out_spot(floor, shape: str, shadow: bool = False) -> np.ndarray:
+def blown_out_spot(floor, shape: str, shadow: bool = False, centre: tuple[int, int] = (400, 300)) -> np.ndarray:
     """A lamp's glare on a glossy floor: a blown-out white patch, its rim fading into the floor. With
     `shadow`, a long shadow runs from it to the upper right, as from a die under a low lamp."""
     image = tray(colour=floor, seed=3)
     if shadow:
-        cv2.fillConvexPoly(image, cv2.boxPoints(((430, 265), (40, 80), 45.0)).astype(np.int32),
+        cv2.fillConvexPoly(image, cv2.boxPoints(((centre[0] + 30, centre[1] - 35), (40, 80), 45.0)).astype(np.int32),
                            tuple(round(0.5 * c) for c in floor))
     spot = np.zeros(image.shape[:2], np.uint8)
     if shape == "ellipse":
-        cv2.ellipse(spot, ((400, 300), (74, 52), 30.0), 255, -1, cv2.LINE_AA)
+        cv2.ellipse(spot, (centre, (74, 52), 30.0), 255, -1, cv2.LINE_AA)
     else:  # the reflection of a square lamp: a squircle, |x|^2.5 + |y|^2.5 <= r^2.5
         y, x = np.mgrid[:spot.shape[0], :spot.shape[1]]
-        spot[np.abs(x - 400) ** 2.5 + np.abs(y - 300) ** 2.5 <= 30.0 ** 2.5] = 255
+        spot[np.abs(x - centre[0]) ** 2.5 + np.abs(y - centre[1]) ** 2.5 <= 30.0 ** 2.5] = 255
     weight = cv2.GaussianBlur(spot, (0, 0), 2.0).astype(np.float32)[..., None] / 255.0
     return (image * (1.0 - weight) + 255.0 * weight).astype(np.uint8)
 
@@ -446,6 +446,36 @@ def test_a_lamps_glare_found_as_a_die_and_read_by_neither_says_nothing(floor, sh
     detector = _FakeDetector([Detection(400, 300, 70, 0.9)])
     reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
     assert (reading.status, reading.dice, reading.problems) == ("ok", (), ())
+
+
+@pytest.mark.parametrize("centre", [(400, 8), (4, 300), (1276, 500), (640, 940)])
+def test_a_lamps_glare_cut_by_the_frames_edge_says_nothing(centre):
+    """Cut by the frame's edge, the patch's edge pixels are repeated beyond it and it looks
+    straight-sided there; where it is seen it is as round as ever. (In a frame's corner, two straight
+    edges make what is seen of it square enough to keep its alarm.)"""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = blown_out_spot((90, 140, 190), "ellipse", centre=centre)
+    detector = _FakeDetector([Detection(*centre, 70, 0.9)])
+    reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
+    assert (reading.status, reading.dice, reading.problems) == ("ok", (), ())
+
+
+@pytest.mark.parametrize("centre, turn", [((400, 10), 0.0), ((400, 10), 20.0), ((6, 300), 35.0)])
+def test_a_blank_blown_out_die_cut_by_the_frames_edge_is_still_a_die(centre, turn):
+    """Cut by the frame's edge, a die turned to it is no longer square where it is seen; but its side
+    faces, in the lamp's shade, are darker than the floor beside its top. Its alarm stays."""
+    from vision.pips import is_no_die
+
+    image = tray(colour=(90, 140, 190), seed=3)
+    draw_die(image, 4, (centre[0] + 7, centre[1] + 7), 64, turn, (70, 70, 70), (70, 70, 70))  # its body
+    draw_die(image, 4, centre, 64, turn, (255, 255, 255), (255, 255, 255))
+    assert not is_no_die(image, (centre, (70, 70), 0.0))
+    if turn == 0.0:  # square where it is seen, it is a die without its shade too
+        plain = tray(colour=(90, 140, 190), seed=3)
+        draw_die(plain, 4, centre, 64, turn, (255, 255, 255), (255, 255, 255))
+        assert not is_no_die(plain, (centre, (70, 70), 0.0))
 
 
 def test_a_blank_blown_out_patch_casting_a_shadow_is_a_die():

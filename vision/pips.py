@@ -125,7 +125,8 @@ SQUARE_FILL = 0.82
 class Blob(NamedTuple):
     """The region of one colour covering the middle of a detected die's box, found in a BLOB_PX square
     window of the frame round it: its outline and the window (BGR and Lab) in window pixels, and where
-    the window lies in the frame (frame pixels per window pixel, and its top-left corner)."""
+    the window lies in the frame (frame pixels per window pixel, and its top-left corner); `seen` marks
+    the window's pixels within the frame (beyond it, the frame's edge pixels are repeated)."""
 
     outline: np.ndarray
     window: np.ndarray
@@ -133,6 +134,7 @@ class Blob(NamedTuple):
     scale: float
     left: int
     top: int
+    seen: np.ndarray
 
 
 def _blob(frame: np.ndarray, box) -> Blob | None:
@@ -150,7 +152,12 @@ def _blob(frame: np.ndarray, box) -> Blob | None:
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return None
-    return Blob(max(contours, key=cv2.contourArea), window, lab, span / size, left, top)
+    scale = span / size
+    middles = (np.arange(size) + 0.5) * scale - 0.5  # each window pixel's centre, from the window's corner
+    height, width = frame.shape[:2]
+    seen = (((top + middles >= 0) & (top + middles <= height - 1))[:, None]
+            & ((left + middles >= 0) & (left + middles <= width - 1))[None, :])
+    return Blob(max(contours, key=cv2.contourArea), window, lab, scale, left, top, seen)
 
 
 def refine_box(frame: np.ndarray, box) -> FaceBox | None:
@@ -218,12 +225,19 @@ def _is_disc(blob: Blob, box) -> bool:
 
 def _is_glare(blob: Blob) -> bool:
     """Blown out, blank and flat in the floor (GLARE_BLOWN_SHARE, GLARE_MARKED_SHARE, DIE_BODY_SHADE),
-    and not a square face."""
-    _, (fw, fh), _ = cv2.minAreaRect(blob.outline)
-    if cv2.contourArea(blob.outline) >= BLOWN_FACE_FILL * fw * fh:
-        return False
+    and not a square face where it is seen: a patch cut by the frame's edge, its edge pixels repeated
+    beyond, would look straight-sided there (renders b7, a lamp's glare at the top edge)."""
     region = np.zeros(blob.window.shape[:2], np.uint8)
     cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
+    shape = blob.outline
+    if not blob.seen.all():
+        in_frame, _ = cv2.findContours(region * blob.seen.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not in_frame:
+            return False
+        shape = max(in_frame, key=cv2.contourArea)
+    _, (fw, fh), _ = cv2.minAreaRect(shape)
+    if cv2.contourArea(shape) >= BLOWN_FACE_FILL * fw * fh:
+        return False
     # Its rim, where it fades into the floor, is left out.
     inside = cv2.erode(region, np.ones((3, 3), np.uint8), iterations=2).astype(bool)
     if not inside.any():
