@@ -229,7 +229,7 @@ class FaceClassifier:
                         least: Sequence[float]) -> list[Opinion | None]:
         """Per box, the mean opinion of its four quarter turns, for boxes where only a face value read
         from `least` (one per box) is of use: the reader's second-chance squares round a doubtful face.
-        Their mirror images are left out: half the work, and no reading worse (docs/reader.md, Speed).
+        Their mirror images are left out: half the work, for readings as good overall (docs/reader.md).
         A box whose first two turns already leave every face value short of `least`, whatever the
         other two say, is not read in those (the network is most of the reader's time): None."""
         if len(boxes) == 0:
