@@ -219,3 +219,23 @@ def test_the_contact_sheet_draws_each_picture_with_its_dice_beside_it(tmp_path):
     assert (picture[:TILE[1], :TILE[0]] != 90).any()  # the labels are drawn on the picture
     with pytest.raises(ValueError, match="no truth files"):
         sheet(tmp_path, first=5, count=3)
+
+
+def test_a_scene_planned_larger_is_the_same_scene_in_more_pixels():
+    """The table camera's 1280x960 frame of a seed shows what its 640x480 picture shows, twice as
+    large; camera shake, an angle, spans twice the pixels."""
+    shaken = next(seed for seed in range(100) if plan_scene(seed).lens.motion_blur[0] > 0)
+    small, large = truth(plan_scene(shaken), "a.jpg"), truth(plan_scene(shaken, (1280, 960)), "a.jpg")
+    assert (large["width"], large["height"], large["values"]) == (1280, 960, small["values"])
+    for die_small, die_large in zip(small["dice"], large["dice"]):
+        assert die_large["size"] == pytest.approx(2 * die_small["size"], rel=0.01)
+        assert (die_large["x"], die_large["y"]) == pytest.approx((2 * die_small["x"], 2 * die_small["y"]), abs=1.5)
+    blur_small, blur_large = small["conditions"]["motion_blur_px"], large["conditions"]["motion_blur_px"]
+    assert blur_large == pytest.approx(2 * blur_small, abs=0.15)  # each rounded to 0.1 px
+
+
+@pytest.mark.parametrize("size", ["1280", "widexhigh", "32x32"])
+def test_the_render_command_refuses_a_size_that_is_not_width_x_height(size, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        render_main(["--out", str(tmp_path), "--size", size])
+    assert stopped.value.code == 2 and "--size" in capsys.readouterr().err

@@ -27,11 +27,13 @@ def condition_of(seed: int, by_condition: bool, only: str | None = None) -> str 
     return SINGLE_CONDITIONS[seed % len(SINGLE_CONDITIONS)] if by_condition else None
 
 
-def render_one(out: Path, seed: int, samples: int, threads: int, only: str | None) -> dict:
-    """Render the scene of `seed` into `out`: the JPEG, its YOLO label and its truth file."""
+def render_one(out: Path, seed: int, samples: int, threads: int, only: str | None,
+               size: tuple[int, int] = SIZE) -> dict:
+    """Render the scene of `seed` into `out`, `size` (width, height) pixels: the JPEG, its YOLO label and
+    its truth file."""
     from .blender import render_linear  # the only import of bpy
 
-    scene = plan_scene(seed, SIZE, only)
+    scene = plan_scene(seed, size, only)
     picture = develop(render_linear(scene, samples, threads), scene.lens, seed)
     name = image_name(seed)
     label = truth(scene, name)
@@ -53,6 +55,18 @@ def relabel(out: Path) -> int:
     return count
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """WIDTHxHEIGHT, as --size takes it."""
+    width, _, height = text.lower().partition("x")
+    try:
+        size = int(width), int(height)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1280x960") from None
+    if min(size) < 64:
+        raise argparse.ArgumentTypeError(f"{text!r} is too small: at least 64x64")
+    return size
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.render", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="folder for images/, labels/, truth/, manifest.csv")
@@ -60,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1, help="number of scenes (default 1)")
     parser.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (default 8, denoised)")
     parser.add_argument("--threads", type=int, default=0, help="render threads (default: every core)")
+    parser.add_argument("--size", type=frame_size, default=SIZE, metavar="WxH",
+                        help="picture size (default 640x480; the table camera's frames are 1280x960)")
     one_condition = parser.add_mutually_exclusive_group()
     one_condition.add_argument("--conditions", action="store_true",
                                help="one reader condition per scene, in turn: " + ", ".join(SINGLE_CONDITIONS))
@@ -84,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (args.out / "truth" / f"{image_name(seed)[:-4]}.json").is_file():
             continue
         started = time.perf_counter()
-        label = render_one(args.out, seed, args.samples, args.threads, condition_of(seed, args.conditions, args.only))
+        label = render_one(args.out, seed, args.samples, args.threads, condition_of(seed, args.conditions, args.only),
+                           args.size)
         seconds = time.perf_counter() - started
         # the manifest after every picture: a folder being filled can be read (and trained on) at any time
         count = write_manifest(args.out)

@@ -440,7 +440,9 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
     lens = Lens(
         focal_px=camera.focal, fstop=2.0 if defocus else 8.0,
         focus_mm=float(target * (rng.uniform(0.45, 0.8) if defocus else 1.0)),
-        motion_blur=(float(rng.uniform(1.5, 6)) if rng.random() < 0.2 else 0.0, float(rng.uniform(0, 180))),
+        # camera shake turns the camera by an angle, so its length in pixels grows with the frame's width
+        motion_blur=(float(rng.uniform(1.5, 6)) * width / SIZE[0] if rng.random() < 0.2 else 0.0,
+                     float(rng.uniform(0, 180))),
         exposure=float(rng.uniform(-1.3, -0.4) if lighting == "dim room" else rng.uniform(-0.4, 0.4)),
         gain=float(rng.uniform(4, 8) if lighting == "dim room" else rng.uniform(1, 2.5)),
         noise=float(rng.uniform(0.6, 2.5)), jpeg_quality=int(rng.integers(60, 96)),
