@@ -279,7 +279,8 @@ def _place(rng: np.random.Generator, tray: Tray, camera: Camera, count: int, siz
                 die = DieSpec(value, float(x), float(y), size, float(rng.uniform(0, 360)), "", "")
                 die = die if fits(tray, placed, die, gap=0.3) else None
                 rests = "flat"
-            if die is not None and in_picture(camera, die, margin=3.0):
+            # 3 px of a 640 px picture: the same share of any size, so a seed plans one scene at every size
+            if die is not None and in_picture(camera, die, margin=3.0 * camera.width / SIZE[0]):
                 placed.append(PlannedDie(die, look_of(size), rests))
                 break
     return placed
