@@ -8,9 +8,8 @@
 Leave-one-source-out: the honest figure for a source is that of networks trained without it.
 TRAINED_ON names what the packaged networks learnt from; a source they saw is marked "seen" and its
 figures are optimistic. Pass networks trained without a source with --held-out to measure them on it.
-The table this gives, for the shipped networks and for pairs trained without each source (with and
-without photoreal renders), is kept in docs/reader.md ("Leave one source out"); the recipes are in
-docs/training.md.
+The table this gives, for the shipped networks and a pair trained without byler-d6, is kept in
+docs/reader.md ("Leave one source out"); the recipes are in docs/training.md.
 
 Per source (../shared/datasets/*, and samples/), photos are split into the table-camera subset (at most
 TABLE_DICE labelled dice, each at least TABLE_DIE_PX across in the photo, the camera near straight down)
