@@ -61,7 +61,8 @@ def check_region(region: Region, shape: tuple[int, ...]) -> Region:
 
 
 def find_tray_region(image: np.ndarray, *, tolerance: float = 14.0) -> Region:
-    """Bounding box of the uniform region under the centre of `image` (BGR uint8)."""
+    """Bounding box of the uniform region under the centre of `image` (BGR uint8). The mask is smoothed
+    over 7 px, so a strip of table narrower than that at the picture's edge is taken for tray."""
     import cv2
 
     height, width = image.shape[:2]
