@@ -11,7 +11,8 @@
 5. read: the learned face classifier (vision.face_classifier) reads each face, a doubtful one again
    in its eight symmetric views and in the detector's square round the whole die, turned four ways
    (the two squares reading one value make it surer, for a die with nothing to lean on); where it is
-   still not sure, the pips are counted too (vision.pips), and a value is taken when both agree;
+   still not sure, the pips are counted too (vision.pips), and a value is taken when both agree, for
+   a die found surely only when it has nothing to lean on;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value;
    but something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of
@@ -350,7 +351,7 @@ class DiceReader:
         view, left, top = tray_view(frame, tray)
         sight = self.find(view, left, top, tray)
         found = self.outline_and_read(frame, sight, tray)
-        return self.judge(frame, found, scale)
+        return self.judge(frame, found, scale, tray)
 
     def find(self, view: np.ndarray, left: int, top: int, tray: Tray | None) -> Sight:
         """Stage 3: the detector's dice in the view, moved into frame pixels, those off the tray left out."""
@@ -390,13 +391,13 @@ class DiceReader:
             found[index] = replace(found[index], opinion=Opinion(*opinion))
         return found
 
-    def judge(self, frame: np.ndarray, found: list[FoundDie], scale: float = 1.0) -> Reading:
-        """Stage 6: each die's value, where the classifier is sure or the pip count agrees with it, and
-        a problem for each die left unread; positions in the caller's frame (`scale`: how much the
-        frame read was shrunk)."""
+    def judge(self, frame: np.ndarray, found: list[FoundDie], scale: float = 1.0, tray: Tray | None = None) -> Reading:
+        """Stage 6: each die's value, where the classifier is sure or the pip count agrees with it (for a
+        die found surely, only where it has nothing to lean on), and a problem for each die left unread;
+        positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
-        for die in found:
+        for index, die in enumerate(found):
             spot, box, opinion = die.spot, die.box, die.opinion
             x, y, side = spot.x / scale, spot.y / scale, box.size[0] / scale
             if takes_alone(spot, opinion):
@@ -406,7 +407,12 @@ class DiceReader:
                 continue
             classical = count_pips(frame, box)
             value, confidence = combine(classical, opinion, alone_from(spot))
-            if value is None and opinion is not None and opinion.value is not None:
+            if opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
+                # A die cocked on another (or the wall) shows its slanted top face's pips to the pip
+                # count and the classifier alike: their agreement is no sign it lies flat. A die found
+                # only faintly keeps it: dice touching on a dark tray are found so.
+                value, confidence = None, 0.0
+            elif value is None and opinion is not None and opinion.value is not None:
                 # The outline may take in only part of the face (a lit corner, a dark die's dim face), or
                 # cut off its outer pips (the face lies further out): the pips counted in the detector's
                 # square round the whole die, or in the face's square moved outward where that shows
