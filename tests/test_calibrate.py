@@ -45,7 +45,7 @@ def test_finds_a_green_tray_on_a_wooden_table():
 
 # A strip of table at the picture's edge is either absent or at least EDGE_STRIP px wide: the blur and
 # the mask's 7 px opening and closing take a narrower one for tray (a tray 2 px from the top and 3 px
-# from the bottom was found 5 px too tall; one within 3 px of every side "reaches every side").
+# from the bottom comes out 5 px too tall; one within 3 px of every side "reaches every side").
 EDGE_STRIP = 8
 
 
