@@ -321,6 +321,26 @@ def moved_outward(frame: np.ndarray, box: FaceBox) -> list[FaceBox]:
             for share in OUTWARD_SHIFTS]
 
 
+def read_with_pips(frame: np.ndarray, spot: Detection, box: FaceBox, opinion: Opinion | None) -> tuple[Opinion, int]:
+    """A doubtful face's value where the pip count agrees with the classifier (or the pip count's alone
+    without it), and the number of pips counted in the face's own square."""
+    classical = count_pips(frame, box)
+    value, confidence = combine(classical, opinion, alone_from(spot))
+    if value is None and opinion is not None and opinion.value is not None:
+        # The outline may take in only part of the face (a lit corner, a dark die's dim face), or
+        # cut off its outer pips (the face lies further out): the pips counted in the detector's
+        # square round the whole die, or in the face's square moved outward where that shows
+        # more pips (moved off a whole face, it cuts some off), may agree with the classifier.
+        moved = (count_pips(frame, square) for square in moved_outward(frame, box))
+        counts = chain([count_pips(frame, detector_square(frame, spot))],
+                       (count for count in moved if count.pip_count > classical.pip_count))
+        for count in counts:
+            value, confidence = combine(count, opinion, alone_from(spot))
+            if value is not None:
+                break
+    return Opinion(value, confidence), classical.pip_count
+
+
 def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> bool:
     """Whether no other die's centre, nor the tray's edge when it is known, is within LEANING_REACH face
     sides of this die's centre: a die can lean on neither."""
@@ -405,25 +425,13 @@ class DiceReader:
                 assert opinion is not None
                 dice.append(Die(opinion.value, x, y, side, box.angle, round(opinion.confidence, 3)))
                 continue
-            classical = count_pips(frame, box)
-            value, confidence = combine(classical, opinion, alone_from(spot))
             if opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
                 # A die cocked on another (or the wall) shows its slanted top face's pips to the pip
                 # count and the classifier alike: their agreement is no sign it lies flat. A die found
                 # only faintly keeps it: dice touching on a dark tray are found so.
-                value, confidence = None, 0.0
-            elif value is None and opinion is not None and opinion.value is not None:
-                # The outline may take in only part of the face (a lit corner, a dark die's dim face), or
-                # cut off its outer pips (the face lies further out): the pips counted in the detector's
-                # square round the whole die, or in the face's square moved outward where that shows
-                # more pips (moved off a whole face, it cuts some off), may agree with the classifier.
-                moved = (count_pips(frame, square) for square in moved_outward(frame, box))
-                counts = chain([count_pips(frame, detector_square(frame, spot))],
-                               (count for count in moved if count.pip_count > classical.pip_count))
-                for count in counts:
-                    value, confidence = combine(count, opinion, alone_from(spot))
-                    if value is not None:
-                        break
+                value, confidence, pips_seen = None, 0.0, 0
+            else:
+                (value, confidence), pips_seen = read_with_pips(frame, spot, box, opinion)
             said = f"({x:.0f}, {y:.0f})"
             if value is None and is_no_die(frame, spot.box):
                 continue  # a screw head, a coin, a glare spot, a speck of dust: no die looks so
@@ -434,7 +442,7 @@ class DiceReader:
                 # (a face blown out under glare, a die in a dim corner, left out without a word).
                 surely_no_face = (opinion is not None and opinion.value is None
                                   and opinion.confidence >= CLASSIFIER_ALONE)
-                if (classical.pip_count > 0 and not surely_no_face) or reads_a_value(opinion, CLASSIFIER_ALONE):
+                if (pips_seen > 0 and not surely_no_face) or reads_a_value(opinion, CLASSIFIER_ALONE):
                     problems.append(Problem(f"something at {said} may be a die", ProblemKind.MAYBE_DIE, where=(x, y)))
                 continue
             dice.append(Die(value, x, y, side, box.angle, round(min(max(confidence, 0.0), 1.0), 3)))
