@@ -124,6 +124,45 @@ def test_drawn_dice_are_found_where_they_are_drawn(side):
         assert spot.size == pytest.approx(upright, rel=0.25 if side / 4 > 12 else 0.8)
 
 
+
+def _looks_finding(monkeypatch, dice_at_scale):
+    """A detector whose look at each scale (network pixels per frame pixel) finds the dice given for
+    it; returns the scales looked at."""
+    from vision.die_detector import Detection
+
+    scales = []
+
+    def peaks(output, scale, width, height, threshold):
+        scales.append(round(scale, 4))
+        return [Detection(x, y, size, 0.8) for x, y, size in dice_at_scale.get(round(scale, 4), [])]
+
+    monkeypatch.setattr(DieDetector, "_peaks", staticmethod(peaks))
+    return scales
+
+
+def test_dice_still_small_twice_as_large_are_looked_for_four_times_as_large(monkeypatch):
+    """A camera seeing far more than the tray: in a 2560 px frame, 40 px dice are 5 px at the first
+    look's scale and 10 px twice as large, below what the network learnt; the look four times as
+    large finds them all."""
+    five = [(600 + 300 * index, 900, 40) for index in range(5)]
+    scales = _looks_finding(monkeypatch, {0.25: five[:2], 0.5: five})
+    found = default_detector().look(tray(width=2560, height=1920)).dice
+    assert [(d.x, d.y) for d in found] == [(x, y) for x, y, _ in five]
+    assert scales[:3] == [0.125, 0.25, 0.5]
+
+
+def test_no_finer_look_once_the_dice_are_large_enough_the_tray_empty_or_the_frame_used_up(monkeypatch):
+    five = [(600 + 300 * index, 900, 64) for index in range(5)]  # 16 px twice as large: enough
+    scales = _looks_finding(monkeypatch, {0.25: five, 0.5: five})
+    assert len(default_detector().look(tray(width=2560, height=1920)).dice) == 5
+    assert 0.5 not in scales
+    scales = _looks_finding(monkeypatch, {})
+    default_detector().look(tray(width=2560, height=1920))
+    assert 0.5 not in scales  # nothing found twice as large, not even faintly: an empty tray
+    scales = _looks_finding(monkeypatch, {})
+    default_detector().look(tray(width=640, height=480))
+    assert 1.0 in scales and max(scales) == 1.0  # a 640 px frame is looked at no larger than itself
+
 @pytest.mark.parametrize("side", [220, 300, 420])
 def test_dice_too_large_for_the_first_look_are_found_by_a_coarser_one(side):
     image = tray()

@@ -60,11 +60,13 @@ LARGE_HINT = 30.0
 # 0.27 of it, in the tests' drawn frames 0.73.
 LARGEST_SHARE = 0.8
 # Dice smaller than the network learnt (about 9 px where it looks: a die a 35th of the frame wide, as
-# a camera seeing far more than the tray gives) are missed or misplaced; so when the first look finds
+# a camera seeing far more than the tray gives) are missed or misplaced; so while the look kept finds
 # no die surely, or its dice are smaller than SMALL px, the frame is looked at again FINER times
-# larger (from the full frame) and the look that finds more dice surely is kept. Not always: that look
-# costs four times the first, and at a die's usual size it finds things that are no dice.
-FINER = 2
+# larger (from the full frame, never beyond it) and a look that finds more dice surely is kept. Not
+# always: each costs four times the one before, and at a die's usual size it finds things that are no
+# dice; and a look finding nothing, not even faintly, is the last. Twice and four times: a die a 70th
+# of a 2560 px frame wide is 9 px at 640, 18 at 1280.
+FINER = (2, 4)
 SMALL = 12.0
 
 
@@ -173,12 +175,20 @@ class DieDetector:
         peaks = self._peaks(output, scale, width, height, min(threshold, CANDIDATE))
         dice = _one_per_die([spot for spot in peaks if spot.score >= threshold])
         sure = [spot.size * scale for spot in dice if spot.score >= SURE]
-        if (not sure or float(np.median(sure)) < SMALL) and max(width, height) > DETECT_SIDE:
-            fine, fine_scale = scaled_down(frame, min(FINER * DETECT_SIDE, max(width, height)))
-            finer = _one_per_die(self._peaks(self.raw_output(padded_input(fine)), fine_scale, width, height, threshold))
-            if sum(spot.score >= SURE for spot in finer) > len(sure):
-                dice = finer
         hint = bool(foreign) or not sure or max(spot.size for spot in peaks) * scale >= LARGE_HINT
+        looked_at = DETECT_SIDE
+        for factor in FINER:
+            side = min(factor * DETECT_SIDE, max(width, height))
+            if (sure and float(np.median(sure)) >= SMALL) or side <= looked_at:
+                break
+            looked_at = side
+            fine, fine_scale = scaled_down(frame, side)
+            finer = _one_per_die(self._peaks(self.raw_output(padded_input(fine)), fine_scale, width, height, threshold))
+            finer_sure = [spot.size * fine_scale for spot in finer if spot.score >= SURE]
+            if len(finer_sure) > len(sure):
+                dice, sure = finer, finer_sure
+            if not finer:
+                break  # an empty tray: nothing even faint to look closer at
         large = []
         for factor in COARSER if hint else ():
             coarse, coarse_scale = scaled_down(small, DETECT_SIDE // factor)
