@@ -124,7 +124,6 @@ def test_drawn_dice_are_found_where_they_are_drawn(side):
         assert spot.size == pytest.approx(upright, rel=0.25 if side / 4 > 12 else 0.8)
 
 
-
 def _looks_finding(monkeypatch, dice_at_scale):
     """A detector whose look at each scale (network pixels per frame pixel) finds the dice given for
     it; returns the scales looked at."""
@@ -162,6 +161,7 @@ def test_no_finer_look_once_the_dice_are_large_enough_the_tray_empty_or_the_fram
     scales = _looks_finding(monkeypatch, {})
     default_detector().look(tray(width=640, height=480))
     assert 1.0 in scales and max(scales) == 1.0  # a 640 px frame is looked at no larger than itself
+
 
 @pytest.mark.parametrize("side", [220, 300, 420])
 def test_dice_too_large_for_the_first_look_are_found_by_a_coarser_one(side):
