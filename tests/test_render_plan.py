@@ -27,7 +27,7 @@ from tools.render.labels import (
     yolo_lines,
 )
 from tools.render.measure import CONDITIONS
-from tools.render.plan import LIGHTINGS, SINGLE_CONDITIONS, TRAY_MATERIALS, plan_scene
+from tools.render.plan import LIGHTINGS, OTHER_CONDITIONS, SINGLE_CONDITIONS, TRAY_MATERIALS, plan_scene
 from tools.render.post import MIDDLE_GREY, develop, exposure_gain
 from vision.labelled import load_folder
 
@@ -172,7 +172,7 @@ def test_the_render_command_refuses_an_ambiguous_or_unknown_condition(argv, tmp_
     assert stopped.value.code == 2 and "--only" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("only", SINGLE_CONDITIONS)
+@pytest.mark.parametrize("only", SINGLE_CONDITIONS + OTHER_CONDITIONS)
 def test_a_scene_planned_for_one_condition_has_it_and_none_of_the_others(only):
     assert tuple(CONDITIONS) == SINGLE_CONDITIONS[1:]
     labels = [truth(plan_scene(seed, only=only), "a.jpg") for seed in range(12)]
@@ -186,6 +186,16 @@ def test_a_scene_planned_for_one_condition_has_it_and_none_of_the_others(only):
         assert sum(has(label["conditions"]) for label in labels) >= 10
     others = sum(bool({n for n, f in CONDITIONS.items() if f(lb["conditions"])} - {only}) for lb in labels)
     assert others <= 1
+
+
+def test_marbled_dice_come_only_when_asked_for_so_batches_rendered_before_stay_as_they_were():
+    marbled = [plan_scene(seed, only="marbled dice") for seed in range(12)]
+    assert all(die.look.vein is not None and not die.look.translucent for scene in marbled for die in scene.dice)
+    assert all(truth(scene, "a.jpg")["conditions"]["marbled"] for scene in marbled)
+    for scene in [plan_scene(seed) for seed in range(40)] + [plan_scene(seed, only=only) for seed in range(3)
+                                                              for only in SINGLE_CONDITIONS]:
+        assert all(die.look.vein is None for die in scene.dice)
+        assert not truth(scene, "a.jpg")["conditions"]["marbled"]
 
 
 def test_relabelling_a_folder_rewrites_its_labels_from_the_seeds(tmp_path):

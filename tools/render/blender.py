@@ -176,11 +176,29 @@ def add_tray(scene: Scene) -> None:
     _box("table", (0, 0, -floor_depth - 0.01), (3.0, 3.0, 0.02), table)
 
 
-def die_material(planned: PlannedDie) -> bpy.types.Material:
+def die_material(planned: PlannedDie, index: int) -> bpy.types.Material:
     look = planned.look
     if look.translucent:
         return translucent("die", look.body, look.roughness * 0.3)
-    return plain("die", look.body, look.roughness, Coat_Weight=0.5 if look.roughness < 0.15 else 0.0)
+    material = plain("die", look.body, look.roughness, Coat_Weight=0.5 if look.roughness < 0.15 else 0.0)
+    if look.vein is not None:
+        _marbled(material, look.body, look.vein, offset=index * 1.7)
+    return material
+
+
+def _marbled(material: bpy.types.Material, body, vein, offset: float) -> None:
+    """The body swirled with the vein colour: a gently distorted noise whose upper half turns to
+    vein, in swirls a few millimetres wide, as in marbled acrylic dice."""
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    swirl, _ = _noise(nodes, links, 60.0, offset, 2.0, stretch=(1.0, 2.0, 1.0))
+    swirl.inputs["Distortion"].default_value = 1.5
+    ramp = nodes.new("ShaderNodeValToRGB")
+    ramp.color_ramp.elements[0].position = 0.50
+    ramp.color_ramp.elements[0].color = (*body, 1.0)
+    ramp.color_ramp.elements[1].position = 0.56
+    ramp.color_ramp.elements[1].color = (*vein, 1.0)
+    links.new(swirl.outputs["Fac"], ramp.inputs["Fac"])
+    links.new(ramp.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
 
 
 def translucent(name: str, tint, roughness: float) -> bpy.types.Material:
@@ -209,7 +227,7 @@ def add_die(index: int, planned: PlannedDie) -> None:
     size = die.size * MM
     bm = bmesh.new()
     bmesh.ops.create_cube(bm, size=size)
-    body = _object(f"die{index}", _mesh_from(f"die{index}", bm), die_material(planned))
+    body = _object(f"die{index}", _mesh_from(f"die{index}", bm), die_material(planned, index))
     bevel = body.modifiers.new("round", "BEVEL")
     bevel.width = look.edge_radius * MM
     bevel.segments = 4

@@ -69,6 +69,7 @@ def conditions(scene: Scene, dice: list[dict]) -> dict:
         "glare": scene.lighting == "glare",
         "wood_tray": scene.tray_material.endswith("wood"),
         "translucent": any(d["colour"] == "translucent" for d in dice),
+        "marbled": any(planned.look.vein is not None for planned in scene.dice),
         "mixed_colours": len({d["colour"] for d in dice}) > 1,
         "touching": touching_pairs(scene) > 0 or any(d["rests"] == "touching" for d in dice),
         "cocked": any(d["cocked"] for d in dice),

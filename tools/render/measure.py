@@ -43,6 +43,7 @@ OTHERS: dict[str, Callable[[dict], bool]] = {
     "defocus": lambda c: c["defocus"],
     "motion blur": lambda c: c["motion_blur_px"] > 0,
     "smallest die < 30 px": lambda c: 0 < c["die_px"] < 30,
+    "marbled dice": lambda c: c.get("marbled", False),  # batches rendered before it do not say
 }
 
 

@@ -61,6 +61,18 @@ TABLE_MATERIALS: dict[str, tuple[tuple[float, float, float], ...]] = {
     "laminate": ((0.70, 0.70, 0.68), (0.30, 0.30, 0.30), (0.55, 0.50, 0.42)),
     "cloth": ((0.55, 0.52, 0.45), (0.10, 0.15, 0.30), (0.40, 0.08, 0.06)),
 }
+# Marbled dice: a body swirled with a second colour; pips stand out from the body, if not always much
+# (red on blue).
+MARBLED_DICE: dict[str, tuple[tuple[float, float, float], tuple[float, float, float], tuple[str, ...]]] = {
+    "blue-black": ((0.020, 0.060, 0.42), (0.010, 0.010, 0.012), ("red", "white", "yellow")),
+    "red-black": ((0.50, 0.020, 0.022), (0.012, 0.010, 0.010), ("white", "yellow")),
+    "purple-black": ((0.12, 0.02, 0.20), (0.010, 0.008, 0.012), ("white", "yellow")),
+    "green-black": ((0.025, 0.25, 0.045), (0.008, 0.012, 0.008), ("white", "red")),
+    "red-white": ((0.50, 0.020, 0.022), (0.80, 0.78, 0.75), ("black",)),
+    "blue-white": ((0.020, 0.060, 0.42), (0.80, 0.80, 0.78), ("black", "yellow")),
+    "white-grey": ((0.80, 0.80, 0.77), (0.30, 0.30, 0.30), ("black", "red", "blue")),
+    "ivory-brown": ((0.75, 0.62, 0.42), (0.20, 0.10, 0.04), ("black", "red")),
+}
 SKIN_TONES = ((0.62, 0.40, 0.30), (0.45, 0.27, 0.18), (0.25, 0.13, 0.08), (0.12, 0.06, 0.04), (0.70, 0.50, 0.40))
 LIGHTINGS = ("soft overhead", "warm bulb", "window daylight", "dim room", "low hard light", "glare")
 
@@ -75,6 +87,7 @@ class DieLook:
     edge_radius: float  # mm: how round the edges and corners are
     pip_radius: float  # mm
     pip_spread: float  # how far outer pips sit from a face's middle (1 = a quarter of the face in)
+    vein: tuple[float, float, float] | None = None  # linear RGB swirled through a marbled die's body
 
     @property
     def translucent(self) -> bool:
@@ -164,8 +177,13 @@ def _pick(rng: np.random.Generator, options):
 
 def die_look(rng: np.random.Generator, size: float, colour: str | None = None,
              colours: tuple[str, ...] = tuple(DIE_COLOURS)) -> DieLook:
+    """A die's look; `colours` may name DIE_COLOURS or MARBLED_DICE."""
     colour = colour or _pick(rng, colours)
-    body, pip_choices = DIE_COLOURS[colour]
+    vein = None
+    if colour in MARBLED_DICE:
+        body, vein, pip_choices = MARBLED_DICE[colour]
+    else:
+        body, pip_choices = DIE_COLOURS[colour]
     if colour == "translucent":
         body = TRANSLUCENT_TINTS[_pick(rng, list(TRANSLUCENT_TINTS))]
     return DieLook(
@@ -176,6 +194,7 @@ def die_look(rng: np.random.Generator, size: float, colour: str | None = None,
         edge_radius=float(size * rng.uniform(0.05, 0.12)),
         pip_radius=float(size * rng.uniform(0.075, 0.09)),
         pip_spread=float(rng.uniform(0.96, 1.08)),
+        vein=vein,
     )
 
 
@@ -379,14 +398,16 @@ def _extras(rng: np.random.Generator, tray: Tray) -> tuple[Extra, ...]:
 # The conditions the reader issue asks to measure one at a time, and "plain": none of them.
 SINGLE_CONDITIONS = ("plain", "wood tray", "hard shadow", "translucent dice", "touching dice", "tilt > 5 deg",
                      "cocked dice")
+# Asked for by name only (not in --conditions' turn, so every batch rendered before stays as it was).
+OTHER_CONDITIONS = ("marbled dice",)
 
 
 def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None) -> Scene:
     """The scene of `seed`: always the same one for the same seed. With `only` (one of
-    SINGLE_CONDITIONS) the scene has that condition and none of the others, and no hand: pictures for
-    measuring a reader condition by condition."""
-    if only is not None and only not in SINGLE_CONDITIONS:
-        raise ValueError(f"unknown condition {only!r}; choose from {', '.join(SINGLE_CONDITIONS)}")
+    SINGLE_CONDITIONS or OTHER_CONDITIONS) the scene has that condition and none of the others, and no
+    hand: pictures for measuring a reader condition by condition."""
+    if only is not None and only not in SINGLE_CONDITIONS + OTHER_CONDITIONS:
+        raise ValueError(f"unknown condition {only!r}; choose from {', '.join(SINGLE_CONDITIONS + OTHER_CONDITIONS)}")
     rng = np.random.default_rng(seed)
     width, height = size
     if rng.random() < 0.6:
@@ -409,7 +430,10 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
     base_size = float(rng.uniform(12, 19))
     mixed_sizes = rng.random() < 0.15
     same_look = rng.random() < 0.5
-    colours = tuple(c for c in DIE_COLOURS if only is None or (c == "translucent") == (only == "translucent dice"))
+    if only == "marbled dice":
+        colours = tuple(MARBLED_DICE)
+    else:
+        colours = tuple(c for c in DIE_COLOURS if only is None or (c == "translucent") == (only == "translucent dice"))
     shared_look = die_look(rng, base_size, colours=colours)
 
     def size_of() -> float:
