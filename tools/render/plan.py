@@ -68,6 +68,7 @@ MARBLED_DICE: dict[str, tuple[tuple[float, float, float], tuple[float, float, fl
     "red-black": ((0.50, 0.020, 0.022), (0.012, 0.010, 0.010), ("white", "yellow")),
     "purple-black": ((0.12, 0.02, 0.20), (0.010, 0.008, 0.012), ("white", "yellow")),
     "green-black": ((0.025, 0.25, 0.045), (0.008, 0.012, 0.008), ("white", "red")),
+    "black-grey": ((0.012, 0.012, 0.013), (0.30, 0.30, 0.31), ("red", "red", "white", "yellow")),
     "red-white": ((0.50, 0.020, 0.022), (0.80, 0.78, 0.75), ("black",)),
     "blue-white": ((0.020, 0.060, 0.42), (0.80, 0.80, 0.78), ("black", "yellow")),
     "white-grey": ((0.80, 0.80, 0.77), (0.30, 0.30, 0.30), ("black", "red", "blue")),
