@@ -47,6 +47,15 @@ def test_the_report_counts_each_condition_with_and_alone():
     assert "cocked read as flat 1/1" in lines["cocked dice"]
 
 
+def test_marbled_dice_have_a_row_of_their_own_and_batches_rendered_before_it_none():
+    plain = _label(cocked=False)  # rendered before marbled dice came: its conditions do not say
+    marbled = {**plain, "conditions": {**plain["conditions"], "marbled": True}}
+    read = Reading((Die(3, 25, 25, 30, 0, 0.9), Die(5, 115, 112, 30, 0, 0.9)), "ok")
+    lines = {line[:24].strip(): line for line in report([judge(plain, read), judge(marbled, read)])}
+    assert lines["marbled dice"].split()[2] == "1"
+    assert lines["all"].split()[1] == "2"
+
+
 def test_only_pictures_whose_dice_are_all_large_enough_are_read_with_min_die(tmp_path):
     import cv2
     import numpy as np
