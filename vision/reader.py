@@ -325,7 +325,8 @@ def read_with_pips(frame: np.ndarray, spot: Detection, box: FaceBox, opinion: Op
     """A doubtful face's value where the pip count agrees with the classifier (or the pip count's alone
     without it), and the number of pips counted in the face's own square."""
     classical = count_pips(frame, box)
-    value, confidence = combine(classical, opinion, alone_from(spot))
+    alone = alone_from(spot)
+    value, confidence = combine(classical, opinion, alone)
     if value is None and opinion is not None and opinion.value is not None:
         # The outline may take in only part of the face (a lit corner, a dark die's dim face), or
         # cut off its outer pips (the face lies further out): the pips counted in the detector's
@@ -335,7 +336,7 @@ def read_with_pips(frame: np.ndarray, spot: Detection, box: FaceBox, opinion: Op
         counts = chain([count_pips(frame, detector_square(frame, spot))],
                        (count for count in moved if count.pip_count > classical.pip_count))
         for count in counts:
-            value, confidence = combine(count, opinion, alone_from(spot))
+            value, confidence = combine(count, opinion, alone)
             if value is not None:
                 break
     return Opinion(value, confidence), classical.pip_count
