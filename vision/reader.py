@@ -26,6 +26,7 @@ import functools
 import math
 from dataclasses import dataclass, replace
 from itertools import chain
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -82,6 +83,15 @@ MOVED_FROM = 0.5
 # A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
 # b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
 LEANING_REACH = 1.25
+# A face's own outline this much wider than the frame's typical die (the median face square of the
+# dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
+# colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
+# darkened sample). Its value is taken alone only from OVERSIZED_ALONE, below that where the pip count
+# agrees. The detector's squares are not judged so: sized from the whole die, they run wider than
+# outlines, and such a rule on them lost five right readings over the sources for the same two gained.
+OVERSIZED = 1.25
+OVERSIZED_ALONE = 0.85
+MIN_TYPICAL = 3
 
 
 class FrameTooSmall(ValueError):
@@ -96,6 +106,8 @@ class FoundDie:
     spot: Detection
     box: FaceBox
     opinion: Opinion | None
+    # Whether the square is the face's own outline (vision.pips.refine_box), not the detector's square.
+    outlined: bool = False
 
     @property
     def confidence(self) -> float:
@@ -120,6 +132,22 @@ def working_frame(image: np.ndarray) -> tuple[np.ndarray, float]:
 def alone_from(spot: Detection) -> float:
     """The classifier's confidence from which a detected die's value is taken without the pip count."""
     return CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
+
+
+def typical_side(found: list[FoundDie]) -> float | None:
+    """The side of the frame's typical die: the median face side of the dice found surely; None when
+    fewer than MIN_TYPICAL are."""
+    sides = [die.box.size[0] for die in found if die.spot.score >= SURE]
+    return float(np.median(sides)) if len(sides) >= MIN_TYPICAL else None
+
+
+def taken_alone_from(die: FoundDie, typical: float | None) -> float:
+    """The classifier's confidence from which a die's value is taken without the pip count, in a frame
+    whose typical die has the side `typical`: higher for a face square much wider than that."""
+    alone = alone_from(die.spot)
+    if die.outlined and typical is not None and die.box.size[0] >= OVERSIZED * typical:
+        return max(alone, OVERSIZED_ALONE)
+    return alone
 
 
 def reads_a_value(opinion: Opinion | None, least: float) -> bool:
@@ -157,7 +185,15 @@ def count_pips(frame: np.ndarray, box: FaceBox) -> FaceRead:
     return read_face(face)
 
 
-def face_boxes(frame: np.ndarray, spot: Detection) -> list[FaceBox]:
+class FaceSquares(NamedTuple):
+    """The squares a detected die's top face is read in, and the face's own outline when it is one of
+    them."""
+
+    squares: list[FaceBox]
+    outline: FaceBox | None
+
+
+def face_boxes(frame: np.ndarray, spot: Detection) -> FaceSquares:
     """The top face of a detected die as one or two rotated squares to read: its own outline where its
     colour shows it and its size agrees with the detector's; else the detector's square turned and
     shrunk to the face's edges, followed by the outline when there is one (the detector sizes a die
@@ -169,10 +205,10 @@ def face_boxes(frame: np.ndarray, spot: Detection) -> list[FaceBox]:
         outline = FaceBox(refined.centre, (side, side), refined.angle)
         # A face's own square is 0.71 (turned 45 degrees) to 1 times the upright one round it.
         if 0.55 * spot.size <= side <= 1.2 * spot.size:
-            return [outline]
+            return FaceSquares([outline], outline)
     centre, (whole, _), turn = detector_square(frame, spot)
     side = whole / (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
-    return [FaceBox(centre, (side, side), turn)] + ([outline] if outline else [])
+    return FaceSquares([FaceBox(centre, (side, side), turn)] + ([outline] if outline else []), outline)
 
 
 def detector_square(frame: np.ndarray, spot: Detection) -> FaceBox:
@@ -321,11 +357,12 @@ def moved_outward(frame: np.ndarray, box: FaceBox) -> list[FaceBox]:
             for share in OUTWARD_SHIFTS]
 
 
-def read_with_pips(frame: np.ndarray, spot: Detection, box: FaceBox, opinion: Opinion | None) -> tuple[Opinion, int]:
+def read_with_pips(frame: np.ndarray, spot: Detection, box: FaceBox, opinion: Opinion | None,
+                   alone: float) -> tuple[Opinion, int]:
     """A doubtful face's value where the pip count agrees with the classifier (or the pip count's alone
-    without it), and the number of pips counted in the face's own square."""
+    without it; the classifier's alone from `alone`), and the number of pips counted in the face's own
+    square."""
     classical = count_pips(frame, box)
-    alone = alone_from(spot)
     value, confidence = combine(classical, opinion, alone)
     if value is None and opinion is not None and opinion.value is not None:
         # The outline may take in only part of the face (a lit corner, a dark die's dim face), or
@@ -387,7 +424,7 @@ class DiceReader:
     def outline_and_read(self, frame: np.ndarray, sight: Sight, tray: Tray | None = None) -> list[FoundDie]:
         """Stages 4 and 5: each die found once, with its face's square and the classifier's opinion."""
         candidates = [face_boxes(frame, spot) for spot in sight.dice]
-        distinct = distinct_dice(sight.dice, [boxes[0] for boxes in candidates])
+        distinct = distinct_dice(sight.dice, [squares[0] for squares, _ in candidates])
         found = self._read_faces(frame, [sight.dice[i] for i in distinct], [candidates[i] for i in distinct])
         if sight.large and self.classifier is not None:
             large = self._read_faces(frame, sight.large, [face_boxes(frame, spot) for spot in sight.large])
@@ -396,16 +433,19 @@ class DiceReader:
             found = read_in_detector_squares(frame, found, self.classifier, tray)
         return found
 
-    def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[list[FaceBox]]) -> list[FoundDie]:
+    def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[FaceSquares]) -> list[FoundDie]:
         """Each die with the square of its top face and the classifier's opinion of it, of the die's
         candidate squares the one read most surely at first sight, read again in its eight views if
         doubtful (only that square: reading both again cost a third more time for the same readings)."""
         if self.classifier is None:
-            return [FoundDie(spot, boxes[0], None) for spot, boxes in zip(spots, candidates)]
+            return [FoundDie(spot, squares[0], None, squares[0] == outline)
+                    for spot, (squares, outline) in zip(spots, candidates)]
         opinions = iter(Opinion(*opinion) for opinion in self.classifier.classify(
-            frame, [box for boxes in candidates for box in boxes], turned=True, second_look=False))
-        found = [FoundDie(spot, *surest(boxes, [next(opinions) for _ in boxes]))
-                 for spot, boxes in zip(spots, candidates)]
+            frame, [box for squares, _ in candidates for box in squares], turned=True, second_look=False))
+        found = []
+        for spot, (squares, outline) in zip(spots, candidates):
+            box, opinion = surest(squares, [next(opinions) for _ in squares])
+            found.append(FoundDie(spot, box, opinion, box == outline))
         doubtful = [index for index, die in enumerate(found) if die.confidence < SECOND_LOOK_BELOW]
         again = self.classifier.classify_in_views(frame, [found[index].box for index in doubtful])
         for index, opinion in zip(doubtful, again):
@@ -418,10 +458,12 @@ class DiceReader:
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
+        typical = typical_side(found)
         for index, die in enumerate(found):
             spot, box, opinion = die.spot, die.box, die.opinion
             x, y, side = spot.x / scale, spot.y / scale, box.size[0] / scale
-            if takes_alone(spot, opinion):
+            alone = taken_alone_from(die, typical)
+            if reads_a_value(opinion, alone):
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
                 assert opinion is not None
                 dice.append(Die(opinion.value, x, y, side, box.angle, round(opinion.confidence, 3)))
@@ -432,7 +474,7 @@ class DiceReader:
                 # only faintly keeps it: dice touching on a dark tray are found so.
                 value, confidence, pips_seen = None, 0.0, 0
             else:
-                (value, confidence), pips_seen = read_with_pips(frame, spot, box, opinion)
+                (value, confidence), pips_seen = read_with_pips(frame, spot, box, opinion, alone)
             said = f"({x:.0f}, {y:.0f})"
             if value is None and is_no_die(frame, spot.box):
                 continue  # a screw head, a coin, a glare spot, a speck of dust: no die looks so
