@@ -163,6 +163,16 @@ def test_no_finer_look_once_the_dice_are_large_enough_the_tray_empty_or_the_fram
     assert 1.0 in scales and max(scales) == 1.0  # a 640 px frame is looked at no larger than itself
 
 
+def test_no_third_look_when_the_second_sees_the_dice_large_enough_though_no_more_of_them(monkeypatch):
+    """A 1280 px frame of 42 px dice: 10.5 px at the first look, 21 px at the second, which finds the
+    same five surely. The first look is kept, but the dice are not small: a look at 1280 px (the
+    slowest of a frame's passes) would find them no better."""
+    five = [(200 + 200 * index, 400, 42) for index in range(5)]
+    scales = _looks_finding(monkeypatch, {0.25: five, 0.5: five})
+    assert len(default_detector().look(tray(width=1280, height=960)).dice) == 5
+    assert 0.5 in scales and 1.0 not in scales
+
+
 @pytest.mark.parametrize("side", [220, 300, 420])
 def test_dice_too_large_for_the_first_look_are_found_by_a_coarser_one(side):
     image = tray()

@@ -60,12 +60,12 @@ LARGE_HINT = 30.0
 # 0.27 of it, in the tests' drawn frames 0.73.
 LARGEST_SHARE = 0.8
 # Dice smaller than the network learnt (about 9 px where it looks: a die a 35th of the frame wide, as
-# a camera seeing far more than the tray gives) are missed or misplaced; so while the look kept finds
-# no die surely, or its dice are smaller than SMALL px, the frame is looked at again FINER times
-# larger (from the full frame, never beyond it) and a look that finds more dice surely is kept. Not
-# always: each costs four times the one before, and at a die's usual size it finds things that are no
-# dice; and a look finding nothing, not even faintly, is the last. Twice and four times: a die a 70th
-# of a 2560 px frame wide is 9 px at 640, 18 at 1280.
+# a camera seeing far more than the tray gives) are missed or misplaced; so while the last look finds
+# no die surely, or its sure dice are smaller than SMALL px there, the frame is looked at again FINER
+# times larger (from the full frame, never beyond it) and a look that finds more dice surely is kept.
+# Not always: each costs four times the one before, and at a die's usual size it finds things that are
+# no dice; and a look finding nothing, not even faintly, is the last. Twice and four times: a die a
+# 70th of a 2560 px frame wide is 9 px at 640, 18 at 1280.
 FINER = (2, 4)
 SMALL = 12.0
 
@@ -176,17 +176,17 @@ class DieDetector:
         dice = _one_per_die([spot for spot in peaks if spot.score >= threshold])
         sure = [spot.size * scale for spot in dice if spot.score >= SURE]
         hint = bool(foreign) or not sure or max(spot.size for spot in peaks) * scale >= LARGE_HINT
-        looked_at = DETECT_SIDE
+        looked_at, last_sure = DETECT_SIDE, sure
         for factor in FINER:
             side = min(factor * DETECT_SIDE, max(width, height))
-            if (sure and float(np.median(sure)) >= SMALL) or side <= looked_at:
+            if (last_sure and float(np.median(last_sure)) >= SMALL) or side <= looked_at:
                 break
             looked_at = side
             fine, fine_scale = scaled_down(frame, side)
             finer = _one_per_die(self._peaks(self.raw_output(padded_input(fine)), fine_scale, width, height, threshold))
-            finer_sure = [spot.size * fine_scale for spot in finer if spot.score >= SURE]
-            if len(finer_sure) > len(sure):
-                dice, sure = finer, finer_sure
+            last_sure = [spot.size * fine_scale for spot in finer if spot.score >= SURE]
+            if len(last_sure) > len(sure):
+                dice, sure = finer, last_sure
             if not finer:
                 break  # an empty tray: nothing even faint to look closer at
         large = []
