@@ -1,27 +1,43 @@
-"""The cv2.dnn wrapper: networks kept per input shape give the same outputs as a network set up anew."""
+"""The ONNX Runtime wrapper: any batch answers as OpenCV's own ONNX importer does, from several threads."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.face_classifier import MODEL_PATH
+from vision.die_detector import MODEL_PATH as DETECTOR_PATH
+from vision.face_classifier import MODEL_PATH as CLASSIFIER_PATH
 from vision.onnx_network import OnnxNetwork
 
 
-def test_networks_kept_per_shape_and_recycled_answer_as_a_fresh_one():
-    pooled = OnnxNetwork(MODEL_PATH, "face classifier", shapes_kept=2)
+@pytest.mark.parametrize("model, shapes", [
+    (CLASSIFIER_PATH, [(1, 3, 32, 32), (5, 3, 32, 32), (40, 3, 32, 32)]),
+    (DETECTOR_PATH, [(1, 3, 240, 320), (1, 3, 80, 80), (1, 3, 480, 640)]),
+])
+def test_every_input_shape_answers_as_opencv_reads_the_model(model, shapes):
+    network = OnnxNetwork(model, "test model")
     rng = np.random.default_rng(5)
-    for batch in [1, 5, 8, 5, 1, 3, 8, 8, 1]:  # more shapes than kept: the oldest network is reused
-        blob = rng.normal(size=(batch, 3, 32, 32)).astype(np.float32)
-        fresh = cv2.dnn.readNetFromONNX(str(MODEL_PATH))
-        fresh.setInput(blob)
-        np.testing.assert_allclose(pooled.forward(blob), fresh.forward(), atol=1e-4)
-    assert len(pooled._nets) == 2
+    for shape in shapes:
+        blob = rng.normal(size=shape).astype(np.float32)
+        opencv = cv2.dnn.readNetFromONNX(str(model))
+        opencv.setInput(blob)
+        np.testing.assert_allclose(network.forward(blob), opencv.forward(), atol=1e-4)
+
+
+def test_threads_reading_at_once_get_their_own_answers():
+    network = OnnxNetwork(CLASSIFIER_PATH, "face classifier")
+    blobs = [np.random.default_rng(seed).normal(size=(seed + 1, 3, 32, 32)).astype(np.float32) for seed in range(8)]
+    alone = [network.forward(blob) for blob in blobs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(network.forward, blobs * 3))
+    for index, output in enumerate(together):
+        np.testing.assert_array_equal(output, alone[index % len(blobs)])
 
 
 def test_a_missing_model_is_reported_when_first_needed(tmp_path):
-    network = OnnxNetwork(tmp_path / "none.onnx", "test model", shapes_kept=3)
+    network = OnnxNetwork(tmp_path / "none.onnx", "test model")
     with pytest.raises(FileNotFoundError, match="test model model not found"):
         network.forward(np.zeros((1, 3, 32, 32), np.float32))

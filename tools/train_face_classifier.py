@@ -2,7 +2,7 @@
 
     .venv/bin/pip install -e '.[train]'
     .venv/bin/python tools/train_face_classifier.py train       # writes vision/models/face_classifier.onnx
-    .venv/bin/python tools/train_face_classifier.py evaluate    # byler-d6 TEST split, cv2.dnn only
+    .venv/bin/python tools/train_face_classifier.py evaluate    # byler-d6 TEST split, as the reader runs it
 
 Training reads the photo sets given with --photos (by default only the TRAIN split of
 ../shared/datasets/byler-d6, the author's split.csv) and generated pictures (--generated). Every
@@ -361,7 +361,7 @@ def build_network(width: int = 20, deep: bool = False):
     def stage(channels_in: int, channels_out: int, second: bool) -> list:
         return block(channels_in, channels_out) + (block(channels_out, channels_out) if second else [])
 
-    # Plain Conv/BatchNorm/ReLU/MaxPool/GlobalAveragePool/Gemm: what cv2.dnn runs in OpenCV 4.11 and 5.x.
+    # Plain Conv/BatchNorm/ReLU/MaxPool/GlobalAveragePool/Gemm: what ONNX Runtime and OpenCV 4.11 and 5.x run.
     return nn.Sequential(
         *stage(3, width, False),
         nn.MaxPool2d(2),
@@ -463,7 +463,7 @@ def export_onnx(net, path: Path) -> None:
 
 
 def check_export(net, path: Path, crops: np.ndarray) -> float:
-    """Largest difference between torch's and cv2.dnn's logits on the same crops."""
+    """Largest difference between torch's logits and the reader's (ONNX Runtime) on the same crops."""
     import torch
 
     blob = crops_to_blob(crops)
@@ -570,7 +570,7 @@ def train(args) -> None:
     export_onnx(net, args.out)
     sample = plain[0][:64] if holdout.dice else training_batch(training, 64, args.negative_share, rng)[0]
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes); "
-          f"largest torch vs cv2.dnn logit difference {check_export(net, args.out, sample):.2e}")
+          f"largest torch vs ONNX Runtime logit difference {check_export(net, args.out, sample):.2e}")
 
 
 def _median_ms(action, runs: int) -> float:
@@ -671,7 +671,7 @@ def _latency(classifier: FaceClassifier, data: LabelledSet) -> None:
         boxes += boxes
     classifier.classify(frame, boxes[:5])
     reference = _median_ms(lambda: cv2.GaussianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (5, 5), 0), 200)
-    print(f"\nlatency, cv2.dnn single-threaded, 1280x960 frame, median of 200 runs "
+    print(f"\nlatency, ONNX Runtime single-threaded, 1280x960 frame, median of 200 runs "
           f"(reference cvtColor+GaussianBlur of the frame: {reference:.3f} ms)")
     for count in (1, 5, 25):
         ms = _median_ms(lambda: classifier.classify(frame, boxes[:count]), 200)

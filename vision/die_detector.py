@@ -1,7 +1,7 @@
 """A small learned detector that finds dice in a frame: the centre and size of each top face.
 
 The frame is scaled so its longer side is DETECT_SIDE pixels and goes through one forward pass of a
-fully convolutional network (vision/models/die_detector.onnx, run by cv2.dnn). For every cell of 8x8
+fully convolutional network (vision/models/die_detector.onnx, run by ONNX Runtime). For every cell of 8x8
 input pixels the network gives:
 - four "a die's centre is here" scores, one per 4x4 quarter of the cell, so centres are placed on a
   grid of 4 px although the network only computes at 8 px (dice touching each other stay apart);
@@ -156,7 +156,7 @@ class DieDetector:
     """Finds dice with the ONNX model, loaded once on first use."""
 
     def __init__(self, model_path: Path | str = MODEL_PATH):
-        self.network = OnnxNetwork(model_path, "die detector", shapes_kept=8)
+        self.network = OnnxNetwork(model_path, "die detector")
 
     def raw_output(self, blob: np.ndarray) -> np.ndarray:
         """The (6, rows, columns) output for one frame's blob from padded_input."""

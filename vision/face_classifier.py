@@ -1,4 +1,4 @@
-"""A small learned classifier for the top face of one die, run with cv2.dnn on crops of the frame.
+"""A small learned classifier for the top face of one die, run by ONNX Runtime on crops of the frame.
 
 The die finder hands the dice's boxes here; each box is warped to a small square, turned so the face's
 edges run along the square's sides (the finder's angle may be rough or missing), and the whole batch
@@ -172,7 +172,7 @@ class FaceClassifier:
     """Reads die faces from rotated boxes with the ONNX model, loaded once on first use."""
 
     def __init__(self, model_path: Path | str = MODEL_PATH):
-        self.network = OnnxNetwork(model_path, "face classifier", shapes_kept=4)
+        self.network = OnnxNetwork(model_path, "face classifier")
 
     def logits(self, blob: np.ndarray) -> np.ndarray:
         """Raw network output (N, 7) for a blob from crops_to_blob."""
