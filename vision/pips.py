@@ -206,6 +206,13 @@ BARE_MARK = 15.0
 BARE_MARKED_SHARE = 0.035
 
 
+def is_bare_floor(frame: np.ndarray, box) -> bool:
+    """Whether a die's box holds bare floor but for a speck: no die is there, whatever its specks were
+    read as (a pair of them as a two, in an underexposed frame)."""
+    blob = _blob(frame, box)
+    return blob is not None and _is_bare_floor(blob)
+
+
 def _is_bare_floor(blob: Blob) -> bool:
     """One colour all round the middle, but for a mark far smaller than a face: no die there."""
     if cv2.contourArea(blob.outline) < BARE_SHARE * (blob.window.shape[0] - 1) ** 2:

@@ -43,7 +43,7 @@ from .face_classifier import (
     face_angle,
 )
 from .imaging import as_bgr, halve
-from .pips import FACE_PX, FaceRead, is_no_die, read_face, refine_box
+from .pips import FACE_PX, FaceRead, is_bare_floor, is_no_die, read_face, refine_box
 from .reading import Die, Problem, ProblemKind, Reading
 from .tray import Tray, TrayLike, as_tray
 
@@ -466,15 +466,16 @@ class DiceReader:
             if reads_a_value(opinion, alone):
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
                 assert opinion is not None
-                dice.append(Die(opinion.value, x, y, side, box.angle, round(opinion.confidence, 3)))
-                continue
-            if opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
+                value, confidence, pips_seen = opinion.value, opinion.confidence, 0
+            elif opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
                 # A die cocked on another (or the wall) shows its slanted top face's pips to the pip
                 # count and the classifier alike: their agreement is no sign it lies flat. A die found
                 # only faintly keeps it: dice touching on a dark tray are found so.
                 value, confidence, pips_seen = None, 0.0, 0
             else:
                 (value, confidence), pips_seen = read_with_pips(frame, spot, box, opinion, alone)
+            if value is not None and is_bare_floor(frame, spot.box):
+                continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
             if value is None and is_no_die(frame, spot.box):
                 continue  # a screw head, a coin, a glare spot, a speck of dust: no die looks so
