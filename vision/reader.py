@@ -14,9 +14,10 @@
    still not sure, the pips are counted too (vision.pips), and a value is taken when both agree, for
    a die found surely only when it has nothing to lean on;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
-   where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value;
-   but something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of
-   dust on bare floor) says nothing.
+   where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value
+   (a face outlined far wider than the frame's other dice needs a surer classifier or the pips); but
+   something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of dust
+   on bare floor) says nothing, and bare floor is no die whatever its specks were read as.
 `read_dice(frame)` is the same with the packaged networks.
 """
 
@@ -453,8 +454,9 @@ class DiceReader:
         return found
 
     def judge(self, frame: np.ndarray, found: list[FoundDie], scale: float = 1.0, tray: Tray | None = None) -> Reading:
-        """Stage 6: each die's value, where the classifier is sure or the pip count agrees with it (for a
-        die found surely, only where it has nothing to lean on), and a problem for each die left unread;
+        """Stage 6: each die's value, where the classifier is sure (surer for an outline far wider than
+        the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
+        has nothing to lean on), none on bare floor, and a problem for each die left unread;
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
