@@ -997,7 +997,6 @@ def test_a_die_found_faintly_beside_another_is_still_read_by_its_pips():
     assert [die.value for die in reading.dice] == [3, 5] and reading.status == "ok"
 
 
-
 class _ReadingNear(_Classifying):
     """Says `there` of a square centred within `reach` px of `centre`, `elsewhere` of any other."""
 
