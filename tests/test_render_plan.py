@@ -27,7 +27,7 @@ from tools.render.labels import (
     yolo_lines,
 )
 from tools.render.measure import CONDITIONS
-from tools.render.plan import LIGHTINGS, OTHER_CONDITIONS, SINGLE_CONDITIONS, TRAY_MATERIALS, plan_scene
+from tools.render.plan import LIGHTINGS, ONLY_CONDITIONS, SINGLE_CONDITIONS, TRAY_MATERIALS, plan_scene
 from tools.render.post import MIDDLE_GREY, develop, exposure_gain
 from vision.labelled import load_folder
 
@@ -172,7 +172,7 @@ def test_the_render_command_refuses_an_ambiguous_or_unknown_condition(argv, tmp_
     assert stopped.value.code == 2 and "--only" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("only", SINGLE_CONDITIONS + OTHER_CONDITIONS)
+@pytest.mark.parametrize("only", ONLY_CONDITIONS)
 def test_a_scene_planned_for_one_condition_has_it_and_none_of_the_others(only):
     assert tuple(CONDITIONS) == SINGLE_CONDITIONS[1:]
     labels = [truth(plan_scene(seed, only=only), "a.jpg") for seed in range(12)]

@@ -19,12 +19,13 @@ class OnnxNetwork:
         self.model_path = Path(model_path)
         self._what = what
         self._session: onnxruntime.InferenceSession | None = None
+        self._input = ""
         self._loading = threading.Lock()
 
     def forward(self, blob: np.ndarray) -> np.ndarray:
         """The network's (first) output for an NCHW float32 blob. Safe from several threads at once."""
         session = self._session or self._load()
-        output = session.run(None, {session.get_inputs()[0].name: blob})[0]
+        output = session.run(None, {self._input: blob})[0]
         return np.asarray(output, np.float32)
 
     def _load(self) -> onnxruntime.InferenceSession:
@@ -36,6 +37,8 @@ class OnnxNetwork:
                 options.intra_op_num_threads = 1
                 options.inter_op_num_threads = 1
                 options.log_severity_level = 3  # errors only: not its notes on the graph
-                self._session = onnxruntime.InferenceSession(str(self.model_path), options,
-                                                             providers=["CPUExecutionProvider"])
+                session = onnxruntime.InferenceSession(str(self.model_path), options,
+                                                       providers=["CPUExecutionProvider"])
+                self._input = session.get_inputs()[0].name
+                self._session = session  # last: another thread may run it as soon as it is set
             return self._session

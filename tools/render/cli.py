@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .labels import prepare_folder, truth, write_labels, write_manifest
-from .plan import OTHER_CONDITIONS, SINGLE_CONDITIONS, SIZE, plan_scene
+from .plan import ONLY_CONDITIONS, OTHER_CONDITIONS, SINGLE_CONDITIONS, SIZE, plan_scene
 from .post import develop, jpeg
 
 
@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     one_condition = parser.add_mutually_exclusive_group()
     one_condition.add_argument("--conditions", action="store_true",
                                help="one reader condition per scene, in turn: " + ", ".join(SINGLE_CONDITIONS))
-    one_condition.add_argument("--only", choices=SINGLE_CONDITIONS + OTHER_CONDITIONS, metavar="CONDITION",
+    one_condition.add_argument("--only", choices=ONLY_CONDITIONS, metavar="CONDITION",
                                help="every scene with this one condition: one of --conditions', or "
                                     + ", ".join(OTHER_CONDITIONS))
     parser.add_argument("--relabel", action="store_true",

@@ -401,14 +401,15 @@ SINGLE_CONDITIONS = ("plain", "wood tray", "hard shadow", "translucent dice", "t
                      "cocked dice")
 # Asked for by name only (not in --conditions' turn, so every batch rendered before stays as it was).
 OTHER_CONDITIONS = ("marbled dice",)
+ONLY_CONDITIONS = SINGLE_CONDITIONS + OTHER_CONDITIONS  # what `only` may name
 
 
 def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None) -> Scene:
     """The scene of `seed`: always the same one for the same seed. With `only` (one of
-    SINGLE_CONDITIONS or OTHER_CONDITIONS) the scene has that condition and none of the others, and no
+    ONLY_CONDITIONS) the scene has that condition and none of the others, and no
     hand: pictures for measuring a reader condition by condition."""
-    if only is not None and only not in SINGLE_CONDITIONS + OTHER_CONDITIONS:
-        raise ValueError(f"unknown condition {only!r}; choose from {', '.join(SINGLE_CONDITIONS + OTHER_CONDITIONS)}")
+    if only is not None and only not in ONLY_CONDITIONS:
+        raise ValueError(f"unknown condition {only!r}; choose from {', '.join(ONLY_CONDITIONS)}")
     rng = np.random.default_rng(seed)
     width, height = size
     if rng.random() < 0.6:
