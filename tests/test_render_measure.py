@@ -75,3 +75,23 @@ def test_only_pictures_whose_dice_are_all_large_enough_are_read_with_min_die(tmp
     assert len(read_folder(tmp_path, with_tray=False)) == 4
     assert len(read_folder(tmp_path, with_tray=True, min_die=threshold)) == sum(v >= threshold for v in sizes.values())
     assert len(read_folder(tmp_path, with_tray=False, from_seed=3)) == 2
+
+
+def test_each_flat_die_is_read_right_left_unread_misread_or_missed_and_counted_by_kind():
+    label = _label(cocked=False)
+    label["dice"].append({"value": 6, "box": [300, 300, 330, 330], "in_view": 1.0, "cocked": False})
+    label["dice"].append({"value": 1, "box": [400, 300, 430, 330], "in_view": 1.0, "cocked": False})
+    unread = Problem("the die at (115, 112) could not be read", "unreadable", None, (115.0, 112.0))
+    reading = Reading((Die(3, 25, 25, 30, 0, 0.9), Die(None, 115, 112, 30, 0, 0.0), Die(4, 315, 315, 30, 0, 0.9)),
+                      "unsure", (unread,))
+    outcome = judge(label, reading)
+    assert outcome.flat_dice == ("right", "unread", "misread", "missed")
+    translucent = {**label, "conditions": {**label["conditions"], "translucent": True}}
+    lines = {line[:24].strip(): line for line in report([outcome, judge(translucent, reading)])}
+    assert lines["flat dice, opaque"].split()[3:8] == ["4", "1", "1", "1", "1"]
+    assert lines["flat dice, translucent"].split()[3:8] == ["4", "1", "1", "1", "1"]
+
+
+def test_a_cocked_die_is_no_flat_die():
+    dice = (Die(3, 25, 25, 30, 0, 0.9), Die(5, 115, 112, 30, 0, 0.9))
+    assert judge(_label(cocked=True), Reading(dice, "ok")).flat_dice == ("right",)

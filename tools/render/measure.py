@@ -1,5 +1,6 @@
 """The reader on rendered pictures, condition by condition: how often it reads a picture exactly, how
-many dice it misses, and how many cocked dice it takes for flat ones.
+many dice it misses, and how many cocked dice it takes for flat ones; and each flat die, opaque or
+translucent, read right, left unread, misread or missed.
 
     python -m tools.render.measure /work/renders/b1 [--tray]
 
@@ -59,6 +60,12 @@ class Outcome:
     missed: int
     cocked: int
     cocked_as_flat: int
+    flat_dice: tuple[str, ...] = ()  # each flat die's FLAT_DIE_RESULTS, in the label's order
+
+
+# What became of a die lying flat: its value read (among the dice read in its box), only dice without a
+# value there, only other values, or nothing read there.
+FLAT_DIE_RESULTS = ("right", "unread", "misread", "missed")
 
 
 def judge(label: dict, reading: Reading) -> Outcome:
@@ -66,18 +73,23 @@ def judge(label: dict, reading: Reading) -> Outcome:
     does, it was given a value and nothing about the reading was doubted near it."""
     counted = [d for d in label["dice"] if d["in_view"] >= 0.5]
     missed = cocked = as_flat = 0
+    flat_dice = []
     for die in counted:
         x0, y0, x1, y1 = die["box"]
         found = [d for d in reading.dice if x0 <= d.x <= x1 and y0 <= d.y <= y1]
         missed += not found
-        if die["cocked"]:
+        if not die["cocked"]:
+            values = {d.value for d in found}
+            flat_dice.append("missed" if not found else "right" if die["value"] in values
+                             else "unread" if values == {None} else "misread")
+        else:
             cocked += 1
             doubted = any(p.where is None or (x0 <= p.where[0] <= x1 and y0 <= p.where[1] <= y1)
                           for p in reading.problems)
             as_flat += bool(found) and any(d.value is not None for d in found) and not doubted
     exact = tuple(reading.values) == tuple(label["values"])
     return Outcome(label["conditions"], label["status"] == "ok", exact, reading.status == "unsure",
-                   len(counted), missed, cocked, as_flat)
+                   len(counted), missed, cocked, as_flat, tuple(flat_dice))
 
 
 def read_folder(folder: Path, with_tray: bool, min_die: float = 0.0, reader: DiceReader | None = None,
@@ -128,6 +140,12 @@ def report(outcomes: list[Outcome]) -> list[str]:
         lines.append(summary(f"{name} alone", alone))
     for name, has in OTHERS.items():
         lines.append(summary(name, [o for o in outcomes if has(o.conditions)]))
+    lines.append(f"{'flat dice':24s}  dice  {'  '.join(FLAT_DIE_RESULTS)}")
+    for kind, translucent in (("opaque", False), ("translucent", True)):
+        results = [result for o in outcomes if o.conditions["translucent"] == translucent for result in o.flat_dice]
+        counts = [results.count(name) for name in FLAT_DIE_RESULTS]
+        right = f"  ({counts[0] / len(results):.1%} right)" if results else ""
+        lines.append(f"{'flat dice, ' + kind:24s} {len(results):5d} " + " ".join(f"{n:6d}" for n in counts) + right)
     return lines
 
 
