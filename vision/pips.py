@@ -137,8 +137,10 @@ class Blob(NamedTuple):
     seen: np.ndarray
 
 
-def _blob(frame: np.ndarray, box) -> Blob | None:
-    """The region of one colour covering the middle of a detected die's box (None when there is none)."""
+def look_round(frame: np.ndarray, box) -> Blob | None:
+    """The region of one colour covering the middle of a detected die's box (None when there is none):
+    found once per die, it gives the face's outline (refine_box) and tells what no die looks like
+    (is_no_die, is_bare_floor)."""
     (cx, cy), (w, h), _ = box
     span = max(int(1.4 * max(w, h)), 4)
     size = BLOB_PX
@@ -160,10 +162,10 @@ def _blob(frame: np.ndarray, box) -> Blob | None:
     return Blob(max(contours, key=cv2.contourArea), window, lab, scale, left, top, seen)
 
 
-def refine_box(frame: np.ndarray, box) -> FaceBox | None:
-    """The top face's own rectangle, found around a detected die's box (which may include a side face, a
-    shadow or the edge of a neighbour); None when no square face shows there."""
-    blob = _blob(frame, box)
+def refine_box(blob: Blob | None) -> FaceBox | None:
+    """The top face's own rectangle, from the region of one colour round a detected die (look_round: the
+    die's box may include a side face, a shadow or the edge of a neighbour); None when no square face
+    shows there."""
     if blob is None:
         return None
     contour, k, left, top = blob.outline, blob.scale, blob.left, blob.top
@@ -191,12 +193,12 @@ DIE_BODY_SHADE = 15.0
 BLOWN_FACE_FILL = 0.88
 
 
-def is_no_die(frame: np.ndarray, box) -> bool:
-    """Whether what was found in a die's box is something no die looks like from any side: a disc as
-    large as the box (a screw head, a coin; a one's pip is a disc, but a third of the die across), or a
-    blank blown-out patch that is not square (a lamp's glare), or bare floor but for a speck."""
-    blob = _blob(frame, box)
-    return blob is not None and (_is_disc(blob, box) or _is_glare(blob) or _is_bare_floor(blob))
+def is_no_die(blob: Blob | None, box) -> bool:
+    """Whether what was found in a die's box (its region of one colour: look_round) is something no die
+    looks like from any side: a disc as large as the box (a screw head, a coin; a one's pip is a disc,
+    but a third of the die across), or a blank blown-out patch that is not square (a lamp's glare), or
+    bare floor but for a speck."""
+    return blob is not None and (_is_disc(blob, box) or _is_glare(blob) or is_bare_floor(blob))
 
 
 # The window round a speck of dust is the floor's colour throughout but for the speck: the one-colour
@@ -206,16 +208,11 @@ BARE_MARK = 15.0
 BARE_MARKED_SHARE = 0.035
 
 
-def is_bare_floor(frame: np.ndarray, box) -> bool:
-    """Whether a die's box holds bare floor but for a speck: no die is there, whatever its specks were
-    read as (a pair of them as a two, in an underexposed frame)."""
-    blob = _blob(frame, box)
-    return blob is not None and _is_bare_floor(blob)
-
-
-def _is_bare_floor(blob: Blob) -> bool:
-    """One colour all round the middle, but for a mark far smaller than a face: no die there."""
-    if cv2.contourArea(blob.outline) < BARE_SHARE * (blob.window.shape[0] - 1) ** 2:
+def is_bare_floor(blob: Blob | None) -> bool:
+    """Whether the region of one colour round a die (look_round) is bare floor but for a speck: one
+    colour all round the middle but for a mark far smaller than a face. No die is there, whatever its
+    specks were read as (a pair of them as a two, in an underexposed frame)."""
+    if blob is None or cv2.contourArea(blob.outline) < BARE_SHARE * (blob.window.shape[0] - 1) ** 2:
         return False
     median = np.median(blob.lab.reshape(-1, 3), axis=0).astype(np.uint8)
     return float(np.mean(_colour_distance(blob.lab, median) > BARE_MARK)) < BARE_MARKED_SHARE

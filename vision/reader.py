@@ -44,7 +44,7 @@ from .face_classifier import (
     face_angle,
 )
 from .imaging import as_bgr, halve
-from .pips import FACE_PX, FaceRead, is_bare_floor, is_no_die, read_face, refine_box
+from .pips import FACE_PX, Blob, FaceRead, is_bare_floor, is_no_die, look_round, read_face, refine_box
 from .reading import Die, Problem, ProblemKind, Reading
 from .tray import Tray, TrayLike, as_tray
 
@@ -109,6 +109,9 @@ class FoundDie:
     opinion: Opinion | None
     # Whether the square is the face's own outline (vision.pips.refine_box), not the detector's square.
     outlined: bool = False
+    # The region of one colour round the die (vision.pips.look_round; None where there is none): its
+    # outline, and what tells something no die looks like from a die left unread.
+    blob: Blob | None = None
 
     @property
     def confidence(self) -> float:
@@ -187,11 +190,12 @@ def count_pips(frame: np.ndarray, box: FaceBox) -> FaceRead:
 
 
 class FaceSquares(NamedTuple):
-    """The squares a detected die's top face is read in, and the face's own outline when it is one of
-    them."""
+    """The squares a detected die's top face is read in, the face's own outline when it is one of
+    them, and the region of one colour round the die it was outlined from."""
 
     squares: list[FaceBox]
     outline: FaceBox | None
+    blob: Blob | None
 
 
 def face_boxes(frame: np.ndarray, spot: Detection) -> FaceSquares:
@@ -199,17 +203,18 @@ def face_boxes(frame: np.ndarray, spot: Detection) -> FaceSquares:
     colour shows it and its size agrees with the detector's; else the detector's square turned and
     shrunk to the face's edges, followed by the outline when there is one (the detector sizes a die
     with a lone pip on a dark tray too small at times, an outline takes in a shadow at others)."""
-    refined = refine_box(frame, spot.box)
+    blob = look_round(frame, spot.box)
+    refined = refine_box(blob)
     outline = None
     if refined is not None:
         side = math.sqrt(refined.size[0] * refined.size[1])
         outline = FaceBox(refined.centre, (side, side), refined.angle)
         # A face's own square is 0.71 (turned 45 degrees) to 1 times the upright one round it.
         if 0.55 * spot.size <= side <= 1.2 * spot.size:
-            return FaceSquares([outline], outline)
+            return FaceSquares([outline], outline, blob)
     centre, (whole, _), turn = detector_square(frame, spot)
     side = whole / (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
-    return FaceSquares([FaceBox(centre, (side, side), turn)] + ([outline] if outline else []), outline)
+    return FaceSquares([FaceBox(centre, (side, side), turn)] + ([outline] if outline else []), outline, blob)
 
 
 def detector_square(frame: np.ndarray, spot: Detection) -> FaceBox:
@@ -245,7 +250,7 @@ def distinct_dice(spots: list[Detection], boxes: list[FaceBox]) -> list[int]:
     return kept
 
 
-def with_large_dice(frame: np.ndarray, dice: list[FoundDie], large: list[FoundDie]) -> list[FoundDie]:
+def with_large_dice(dice: list[FoundDie], large: list[FoundDie]) -> list[FoundDie]:
     """The dice, with each large die of the detector's coarser looks that the classifier reads surely
     in place of the dice found on its face: its pips, which the first look takes for dice, or the die
     itself found faintly. A die read as surely as the reader would take its value keeps the large one
@@ -256,7 +261,7 @@ def with_large_dice(frame: np.ndarray, dice: list[FoundDie], large: list[FoundDi
         if die.opinion is None or not takes_alone(die.spot, die.opinion):
             return False
         return (_same_die(die.spot, big.spot, big.box) or die.opinion.value != 1
-                or refine_box(frame, die.spot.box) is not None)
+                or refine_box(die.blob) is not None)
 
     for big in large:
         if big.opinion is None or big.opinion.value is None or big.opinion.confidence < CLASSIFIER_ALONE:
@@ -425,11 +430,11 @@ class DiceReader:
     def outline_and_read(self, frame: np.ndarray, sight: Sight, tray: Tray | None = None) -> list[FoundDie]:
         """Stages 4 and 5: each die found once, with its face's square and the classifier's opinion."""
         candidates = [face_boxes(frame, spot) for spot in sight.dice]
-        distinct = distinct_dice(sight.dice, [squares[0] for squares, _ in candidates])
+        distinct = distinct_dice(sight.dice, [candidate.squares[0] for candidate in candidates])
         found = self._read_faces(frame, [sight.dice[i] for i in distinct], [candidates[i] for i in distinct])
         if sight.large and self.classifier is not None:
             large = self._read_faces(frame, sight.large, [face_boxes(frame, spot) for spot in sight.large])
-            found = with_large_dice(frame, found, large)
+            found = with_large_dice(found, large)
         if self.classifier is not None:
             found = read_in_detector_squares(frame, found, self.classifier, tray)
         return found
@@ -439,14 +444,14 @@ class DiceReader:
         candidate squares the one read most surely at first sight, read again in its eight views if
         doubtful (only that square: reading both again cost a third more time for the same readings)."""
         if self.classifier is None:
-            return [FoundDie(spot, squares[0], None, squares[0] == outline)
-                    for spot, (squares, outline) in zip(spots, candidates)]
+            return [FoundDie(spot, squares[0], None, squares[0] == outline, blob)
+                    for spot, (squares, outline, blob) in zip(spots, candidates)]
         opinions = iter(Opinion(*opinion) for opinion in self.classifier.classify(
-            frame, [box for squares, _ in candidates for box in squares], turned=True, second_look=False))
+            frame, [box for candidate in candidates for box in candidate.squares], turned=True, second_look=False))
         found = []
-        for spot, (squares, outline) in zip(spots, candidates):
+        for spot, (squares, outline, blob) in zip(spots, candidates):
             box, opinion = surest(squares, [next(opinions) for _ in squares])
-            found.append(FoundDie(spot, box, opinion, box == outline))
+            found.append(FoundDie(spot, box, opinion, box == outline, blob))
         doubtful = [index for index, die in enumerate(found) if die.confidence < SECOND_LOOK_BELOW]
         again = self.classifier.classify_in_views(frame, [found[index].box for index in doubtful])
         for index, opinion in zip(doubtful, again):
@@ -476,10 +481,10 @@ class DiceReader:
                 value, confidence, pips_seen = None, 0.0, 0
             else:
                 (value, confidence), pips_seen = read_with_pips(frame, spot, box, opinion, alone)
-            if value is not None and is_bare_floor(frame, spot.box):
+            if value is not None and is_bare_floor(die.blob):
                 continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
-            if value is None and is_no_die(frame, spot.box):
+            if value is None and is_no_die(die.blob, spot.box):
                 continue  # a screw head, a coin, a glare spot, a speck of dust: no die looks so
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
