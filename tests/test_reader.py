@@ -486,6 +486,7 @@ def test_a_blank_blown_out_patch_casting_a_shadow_is_a_die():
     rounded like a glare patch; but its shadow shows it stands up from the floor. Its alarm stays."""
     from vision import reader
     from vision.die_detector import Detection
+
     assert no_die_at(blown_out_spot((40, 70, 110), "rounded square"), ((400, 300), (70, 70), 0.0))
     image = blown_out_spot((40, 70, 110), "rounded square", shadow=True)
     assert not no_die_at(image, ((400, 300), (70, 70), 0.0))
@@ -502,6 +503,7 @@ def test_a_blown_out_die_is_still_a_die(value, pips):
     """A white die under the same glare: its alarm stays, for a player to look at it."""
     from vision import reader
     from vision.die_detector import Detection
+
     image = tray(colour=(90, 140, 190), seed=3)
     draw_die(image, value, (400, 300), 64, 20.0, (255, 255, 255), pips)
     assert not no_die_at(image, ((400, 300), (70, 70), 0.0))
