@@ -27,7 +27,14 @@ from tools.render.labels import (
     yolo_lines,
 )
 from tools.render.measure import CONDITIONS
-from tools.render.plan import LIGHTINGS, ONLY_CONDITIONS, SINGLE_CONDITIONS, TRAY_MATERIALS, plan_scene
+from tools.render.plan import (
+    LAPTOP_MM,
+    LIGHTINGS,
+    ONLY_CONDITIONS,
+    SINGLE_CONDITIONS,
+    TRAY_MATERIALS,
+    plan_scene,
+)
 from tools.render.post import MIDDLE_GREY, develop, exposure_gain
 from vision.labelled import load_folder
 
@@ -196,6 +203,36 @@ def test_marbled_dice_come_only_when_asked_for_so_batches_rendered_before_stay_a
                                                               for only in SINGLE_CONDITIONS]:
         assert all(die.look.vein is None for die in scene.dice)
         assert not truth(scene, "a.jpg")["conditions"]["marbled"]
+
+
+def _laptop_points(extra) -> np.ndarray:
+    """Points spread over a laptop's top, on the desk's plane (world millimetres)."""
+    (x, y, _), (yaw, _, _) = extra.points
+    turn = math.radians(yaw)
+    grid = np.stack(np.meshgrid(np.linspace(-0.5, 0.5, 11) * LAPTOP_MM[0], np.linspace(-0.5, 0.5, 11) * LAPTOP_MM[1]),
+                    axis=-1).reshape(-1, 2)
+    rotation = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+    return np.column_stack([grid @ rotation.T + (x, y), np.zeros(len(grid))])
+
+
+def test_dice_thrown_without_a_tray_lie_on_the_desk_with_a_laptop_or_a_cable_beside_them_never_on_them():
+    scenes = [plan_scene(seed, only="no tray") for seed in range(16)]
+    assert all(scene.tray.wall_height == 0 and truth(scene, "a.jpg")["conditions"]["tray"] == "none"
+               for scene in scenes)
+    kinds = [extra.kind for scene in scenes for extra in scene.extras]
+    assert kinds.count("laptop") >= 4 and kinds.count("cable") >= 4
+    for scene in scenes:
+        for extra in scene.extras:
+            points = _laptop_points(extra) if extra.kind == "laptop" else np.array(extra.points)
+            pixels = scene.camera.project(points)
+            assert np.any(np.all((pixels >= 0) & (pixels <= (scene.width, scene.height)), axis=1)), scene.seed
+            if extra.kind == "laptop":
+                (x, y, _), (yaw, _, _) = extra.points
+                turn = math.radians(yaw)
+                for planned in scene.dice:
+                    dx, dy = planned.pose.x - x, planned.pose.y - y
+                    along, across = dx * math.cos(turn) + dy * math.sin(turn), dy * math.cos(turn) - dx * math.sin(turn)
+                    assert abs(along) > LAPTOP_MM[0] / 2 or abs(across) > LAPTOP_MM[1] / 2, scene.seed
 
 
 def test_relabelling_a_folder_rewrites_its_labels_from_the_seeds(tmp_path):

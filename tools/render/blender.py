@@ -18,7 +18,7 @@ import numpy as np
 from mathutils import Matrix, Vector  # type: ignore[import-not-found]
 
 from .geometry import Capsule, pip_centres, sensor_width_mm
-from .plan import PlannedDie, Scene
+from .plan import LAPTOP_MM, PlannedDie, Scene
 
 MM = 0.001
 
@@ -147,6 +147,10 @@ def _box(name: str, centre, size, material, bevel: float = 0.0, yaw: float = 0.0
 
 def add_tray(scene: Scene) -> None:
     tray = scene.tray
+    table = surface("table", scene.table_material, scene.table_colour, scene.texture_seed + 1)
+    if tray.wall_height == 0:  # no tray: the dice lie on the table itself
+        _box("table", (0, 0, -0.01), (3.0, 3.0, 0.02), table)
+        return
     floor_material = surface("tray", scene.tray_material, scene.tray_colour, scene.texture_seed)
     t, h = tray.wall_thickness * MM, tray.wall_height * MM
     floor_depth = 0.004
@@ -172,7 +176,6 @@ def add_tray(scene: Scene) -> None:
         for sign in (-1, 1):
             _box("wall", (sign * (w + t) / 2, 0, h / 2), (t, d + 2 * t, h), floor_material, bevel=t * 0.2)
             _box("wall", (0, sign * (d + t) / 2, h / 2), (w, t, h), floor_material, bevel=t * 0.2)
-    table = surface("table", scene.table_material, scene.table_colour, scene.texture_seed + 1)
     _box("table", (0, 0, -floor_depth - 0.01), (3.0, 3.0, 0.02), table)
 
 
@@ -299,6 +302,14 @@ def add_extras(scene: Scene) -> None:
             (x, y, z), (yaw, _, _) = extra.points
             _box("phone", (x * MM, y * MM, z * MM), (0.150, 0.072, 0.009), plain("phone", extra.colour, 0.08,
                  Coat_Weight=1.0), bevel=0.004, yaw=math.radians(yaw))
+        elif extra.kind == "laptop":
+            (x, y, z), (yaw, _, _) = extra.points
+            width, depth, height = (side * MM for side in LAPTOP_MM)
+            _box("laptop", (x * MM, y * MM, z * MM), (width, depth, height), plain("laptop", extra.colour, 0.35),
+                 bevel=0.003, yaw=math.radians(yaw))
+            keys = plain("keys", tuple(c * 0.4 for c in extra.colour), 0.6)
+            _box("keys", (x * MM, y * MM, z * MM + height / 2), (width * 0.85, depth * 0.45, 0.001), keys,
+                 yaw=math.radians(yaw))
 
 
 def add_lights(scene: Scene) -> None:

@@ -45,6 +45,7 @@ OTHERS: dict[str, Callable[[dict], bool]] = {
     "motion blur": lambda c: c["motion_blur_px"] > 0,
     "smallest die < 30 px": lambda c: 0 < c["die_px"] < 30,
     "marbled dice": lambda c: c.get("marbled", False),  # batches rendered before it do not say
+    "no tray": lambda c: c.get("tray") == "none",
 }
 
 

@@ -131,8 +131,8 @@ class Lens:
 
 @dataclass(frozen=True)
 class Extra:
-    kind: str  # "cable" or "phone"
-    points: tuple[tuple[float, float, float], ...]  # cable path, or the phone's centre and its yaw in [1][0]
+    kind: str  # "cable", "phone" or "laptop"
+    points: tuple[tuple[float, float, float], ...]  # cable path, or a box's centre and its yaw in [1][0]
     colour: tuple[float, float, float]
 
 
@@ -396,11 +396,53 @@ def _extras(rng: np.random.Generator, tray: Tray) -> tuple[Extra, ...]:
     return tuple(extras)
 
 
+def _beside_the_dice(rng: np.random.Generator, camera: Camera, dice: list[PlannedDie]) -> tuple[Extra, ...]:
+    """A laptop reaching into the picture over one side and a cable along another, each only over a
+    side whose outer band (a fifth of the picture) no die lies in."""
+    view = floor_view(camera, 0.0, 0.0)
+    centre = view.mean(axis=0)
+    free = []
+    for corner in range(4):
+        a, b = view[corner], view[(corner + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        across = abs(_cross(b - a, centre - a)) / length  # the side to the picture's middle
+        if all(abs(_cross(b - a, np.array([die.pose.x, die.pose.y]) - a)) / length > 0.4 * across + die.pose.size
+               for die in dice):
+            free.append((a, b, across))
+    extras: list[Extra] = []
+    for slot, index in enumerate(rng.permutation(len(free))[:2]):
+        a, b, across = free[index]
+        along = (b - a) / np.linalg.norm(b - a)
+        inward = np.array([-along[1], along[0]]) * np.sign(_cross(b - a, centre - a))
+        if slot == 0 and rng.random() < 0.7:
+            reach = across * rng.uniform(0.1, 0.35)  # how far the laptop's near edge comes into the picture
+            middle = (a + b) / 2 + along * rng.uniform(-0.3, 0.3) * np.linalg.norm(b - a) \
+                - inward * (LAPTOP_MM[1] / 2 - reach)
+            yaw = math.degrees(math.atan2(along[1], along[0])) + float(rng.uniform(-12, 12))
+            extras.append(Extra("laptop", ((float(middle[0]), float(middle[1]), LAPTOP_MM[2] / 2), (yaw, 0.0, 0.0)),
+                                _pick(rng, LAPTOP_COLOURS)))
+        else:
+            points = [a + (b - a) * share + inward * across * rng.uniform(0.05, 0.3)
+                      for share in np.linspace(-0.2, 1.2, 6)]
+            extras.append(Extra("cable", tuple((float(x), float(y), 2.0) for x, y in points),
+                                _pick(rng, [(0.02, 0.02, 0.02), (0.8, 0.8, 0.8)])))
+    return tuple(extras)
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> float:
+    return float(u[0] * v[1] - u[1] * v[0])
+
+
 # The conditions the reader issue asks to measure one at a time, and "plain": none of them.
 SINGLE_CONDITIONS = ("plain", "wood tray", "hard shadow", "translucent dice", "touching dice", "tilt > 5 deg",
                      "cocked dice")
 # Asked for by name only (not in --conditions' turn, so every batch rendered before stays as it was).
-OTHER_CONDITIONS = ("marbled dice",)
+OTHER_CONDITIONS = ("marbled dice", "no tray")
+# "no tray": dice thrown on a bare desk, as a webcam over a desk sees them: no walls, the desk anywhere
+# the camera looks, and a laptop's edge or a cable in the picture beside the dice.
+DESK = Tray("rect", (900.0, 700.0), 0.0, 0.0)
+LAPTOP_MM = (330.0, 230.0, 18.0)
+LAPTOP_COLOURS = ((0.02, 0.02, 0.022), (0.45, 0.45, 0.47), (0.20, 0.20, 0.21))
 ONLY_CONDITIONS = SINGLE_CONDITIONS + OTHER_CONDITIONS  # what `only` may name
 
 
@@ -419,6 +461,8 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
     else:
         diameter = float(rng.uniform(200, 320))
         tray = Tray("round", (diameter, diameter), float(rng.uniform(15, 35)), float(rng.uniform(8, 20)))
+    if only == "no tray":
+        tray = DESK
     materials = [m for m in TRAY_MATERIALS if only is None or m.endswith("wood") == (only == "wood tray")]
     tray_material = _pick(rng, materials)
     table_material = _pick(rng, list(TABLE_MATERIALS))
@@ -474,10 +518,14 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
         gain=float(rng.uniform(4, 8) if lighting == "dim room" else rng.uniform(1, 2.5)),
         noise=float(rng.uniform(0.6, 2.5)), jpeg_quality=int(rng.integers(60, 96)),
     )
+    # drawn in this order, so every seed planned before "no tray" came plans the same scene
+    tray_colour, table_colour = _pick(rng, TRAY_MATERIALS[tray_material]), _pick(rng, TABLE_MATERIALS[table_material])
+    skin, extras, texture_seed = _pick(rng, SKIN_TONES), _extras(rng, tray), int(rng.integers(2**20))
+    if only == "no tray":
+        tray_material, extras = "none", _beside_the_dice(rng, camera, dice)
     return Scene(
-        seed=seed, width=width, height=height, tray=tray, tray_material=tray_material,
-        tray_colour=_pick(rng, TRAY_MATERIALS[tray_material]), table_material=table_material,
-        table_colour=_pick(rng, TABLE_MATERIALS[table_material]), dice=tuple(dice), lighting=lighting,
-        lights=lights, ambient=ambient, camera=camera, tilt=tilt, lens=lens, hand=hand,
-        skin=_pick(rng, SKIN_TONES), extras=_extras(rng, tray), texture_seed=int(rng.integers(2**20)), only=only,
+        seed=seed, width=width, height=height, tray=tray, tray_material=tray_material, tray_colour=tray_colour,
+        table_material=table_material, table_colour=table_colour, dice=tuple(dice), lighting=lighting,
+        lights=lights, ambient=ambient, camera=camera, tilt=tilt, lens=lens, hand=hand, skin=skin,
+        extras=extras, texture_seed=texture_seed, only=only,
     )
