@@ -1047,3 +1047,32 @@ def test_two_touching_black_dice_outlined_as_one_in_an_underexposed_frame_leave_
     assert reading.status == "unsure"
     assert [problem.kind for problem in reading.problems] == ["unreadable"]
     assert sorted(die.value for die in reading.dice if die.value) == [1, 5, 6]
+
+
+@pytest.mark.parametrize("what, at, said", [
+    ("shadow", (462, 318), ()),  # the floor darkened, beside the die: its shadow, nothing to say
+    ("shadow", (600, 420), ("the die at (600, 420) could not be read",)),  # nowhere near a die
+    ("red patch", (462, 318), ("the die at (462, 318) could not be read",)),  # not the floor's colour
+    ("black die", (462, 318), ("the die at (462, 318) could not be read",)),  # its pips show
+])
+def test_a_dies_shadow_found_as_a_die_says_nothing_but_only_a_shadow(what, at, said):
+    """A lamp low at the side casts a die's shadow as large and as straight-edged as the die (renders
+    n1, dice on a bare desk): found surely as a die, read as no face, without pips, of the floor's colour
+    darkened, beside a die read surely. Anything else so found is still asked about."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    floor = (150, 160, 155)
+    image = tray(colour=floor, seed=3)
+    if what == "shadow":
+        draw_die(image, 1, at, 60, 0.0, tuple(round(0.45 * c) for c in floor), tuple(round(0.45 * c) for c in floor))
+    elif what == "red patch":
+        draw_die(image, 1, at, 60, 0.0, (40, 40, 160), (40, 40, 160))
+    else:
+        draw_die(image, 5, at, 60, 0.0, (25, 25, 25), (235, 235, 235))
+    draw_die(image, 4, (400, 300), 60, 0.0)
+    classifier = _ReadingNear(at, 20, (None, 0.7), (4, 0.95))
+    detector = _FakeDetector([Detection(400, 300, 66, 0.9), Detection(*at, 66, 0.7)])
+    reading = reader.DiceReader(detector, classifier).read(image)
+    assert reading.problems == said
+    assert [die.value for die in reading.dice if die.value is not None] == [4]

@@ -218,6 +218,26 @@ def is_bare_floor(blob: Blob | None) -> bool:
     return float(np.mean(_colour_distance(blob.lab, median) > BARE_MARK)) < BARE_MARKED_SHARE
 
 
+# A die's shadow is the floor darkened: its lightness at least DIE_BODY_SHADE under the floor's round
+# it, its colour within SHADE_CHROMA of the floor's in Lab's a and b (renders n1: shadows 0 to 9 off, the
+# red, white and black dice left unread beside them 0 to 33).
+SHADE_CHROMA = 12.0
+
+
+def is_floor_in_shade(blob: Blob | None) -> bool:
+    """Whether the region of one colour round a die (look_round) is the floor in shade: darker than the
+    floor round the window, of the floor's own colour."""
+    if blob is None:
+        return False
+    region = np.zeros(blob.window.shape[:2], np.uint8)
+    cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
+    rim = np.concatenate([blob.lab[:3].reshape(-1, 3), blob.lab[-3:].reshape(-1, 3),
+                          blob.lab[3:-3, :3].reshape(-1, 3), blob.lab[3:-3, -3:].reshape(-1, 3)])
+    inside = np.median(blob.lab[region.astype(bool)].astype(np.float32), axis=0)
+    floor = np.median(rim.astype(np.float32), axis=0)
+    return bool(inside[0] <= floor[0] - DIE_BODY_SHADE and np.all(np.abs(inside[1:] - floor[1:]) <= SHADE_CHROMA))
+
+
 def _is_disc(blob: Blob, box) -> bool:
     """A disc at least 0.7 of the detector's box across: nearly filling its circle, not a square."""
     (_, _), radius = cv2.minEnclosingCircle(blob.outline)

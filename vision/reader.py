@@ -44,7 +44,17 @@ from .face_classifier import (
     face_angle,
 )
 from .imaging import as_bgr, halve
-from .pips import FACE_PX, Blob, FaceRead, is_bare_floor, is_no_die, look_round, read_face, refine_box
+from .pips import (
+    FACE_PX,
+    Blob,
+    FaceRead,
+    is_bare_floor,
+    is_floor_in_shade,
+    is_no_die,
+    look_round,
+    read_face,
+    refine_box,
+)
 from .reading import Die, Problem, ProblemKind, Reading
 from .tray import Tray, TrayLike, as_tray
 
@@ -84,6 +94,9 @@ MOVED_FROM = 0.5
 # A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
 # b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
 LEANING_REACH = 1.25
+# A die's shadow, found as a die, lies within this many face sides of it, centre to centre: on renders n1,
+# 0.95 to 1.48 (a lamp 30 degrees above the table casts a shadow about 1.7 sides long).
+SHADOW_REACH = 2.0
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
@@ -385,6 +398,22 @@ def read_with_pips(frame: np.ndarray, spot: Detection, box: FaceBox, opinion: Op
     return Opinion(value, confidence), classical.pip_count
 
 
+def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
+    """Whether a die found at `index` is another die's shadow: the floor in shade (is_floor_in_shade),
+    read by the classifier as no face, without a pip in its face's square or the detector's, within
+    SHADOW_REACH of a die whose face it reads as a value from AGREEMENT_MIN. A lamp low at the side casts
+    a shadow as large as the die, as dark and as straight-edged (renders n1, dice on a bare desk)."""
+    die = dice[index]
+    if die.opinion is None or die.opinion.value is not None:
+        return False
+    reach = SHADOW_REACH * die.box.size[0]
+    beside_a_die = any(reads_a_value(other.opinion, AGREEMENT_MIN)
+                       and math.dist((other.spot.x, other.spot.y), (die.spot.x, die.spot.y)) < reach
+                       for position, other in enumerate(dice) if position != index)
+    return (beside_a_die and is_floor_in_shade(die.blob) and count_pips(frame, die.box).pip_count == 0
+            and count_pips(frame, detector_square(frame, die.spot)).pip_count == 0)
+
+
 def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> bool:
     """Whether no other die's centre, nor the tray's edge when it is known, is within LEANING_REACH face
     sides of this die's centre: a die can lean on neither."""
@@ -484,8 +513,8 @@ class DiceReader:
             if value is not None and is_bare_floor(die.blob):
                 continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
-            if value is None and is_no_die(die.blob, spot.box):
-                continue  # a screw head, a coin, a glare spot, a speck of dust: no die looks so
+            if value is None and (is_no_die(die.blob, spot.box) or is_shadow_of_a_die(frame, found, index)):
+                continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow: no die looks so
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
                 # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die; so too when
