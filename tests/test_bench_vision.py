@@ -86,6 +86,29 @@ def test_the_source_bench_counts_an_alarm_false_only_away_from_every_labelled_di
     assert is_table_camera(label, 400, 400) and not is_table_camera(label, 200, 200)  # dice of 40 px, then 20
 
 
+def test_the_source_bench_counts_an_alarm_beside_a_die_read_anyway_as_false():
+    """A die's shadow or side face found again beside it and asked about is no die the player must
+    tap: the die it lies by was read. An alarm is true only by a labelled die left without a value."""
+    from bench_sources import Tally
+
+    from vision.labelled import LabelledDie, LabelledImage
+    from vision.reading import Die, Problem, ProblemKind, Reading
+
+    label = LabelledImage(Path("x.jpg"), (3, 5), "ok", (LabelledDie(3, 0.25, 0.5, 0.1, 0.1),
+                                                        LabelledDie(5, 0.75, 0.5, 0.1, 0.1)))
+    shadow = Problem("the die at (130, 210) could not be read", ProblemKind.UNREADABLE, where=(130, 210))
+    tally = Tally()
+    for five in (5, None):
+        dice = (Die(3, 100, 200, 40, 0, 0.9), Die(None, 130, 210, 40, 0, 0.0), Die(five, 300, 200, 40, 0, 0.9))
+        tally.add(Reading(dice, "unsure", (shadow,)), label, 400, 400)
+    assert tally.false_alarm == {ProblemKind.UNREADABLE: 2} and tally.on_a_die == {}
+    # the same alarm where the three beside it is left unread is on that die
+    tally = Tally()
+    tally.add(Reading((Die(None, 100, 200, 40, 0, 0.0), Die(5, 300, 200, 40, 0, 0.9)), "unsure", (shadow,)),
+              label, 400, 400)
+    assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {}
+
+
 def test_the_source_bench_counts_a_wrong_roll_the_table_would_take_apart_from_a_die_missed():
     from bench_sources import Tally
 
