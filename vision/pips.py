@@ -229,12 +229,8 @@ def is_floor_in_shade(blob: Blob | None) -> bool:
     floor round the window, of the floor's own colour."""
     if blob is None:
         return False
-    region = np.zeros(blob.window.shape[:2], np.uint8)
-    cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
-    rim = np.concatenate([blob.lab[:3].reshape(-1, 3), blob.lab[-3:].reshape(-1, 3),
-                          blob.lab[3:-3, :3].reshape(-1, 3), blob.lab[3:-3, -3:].reshape(-1, 3)])
-    inside = np.median(blob.lab[region.astype(bool)].astype(np.float32), axis=0)
-    floor = np.median(rim.astype(np.float32), axis=0)
+    inside = np.median(blob.lab[_region(blob).astype(bool)].astype(np.float32), axis=0)
+    floor = np.median(_rim(blob.lab).astype(np.float32), axis=0)
     return bool(inside[0] <= floor[0] - DIE_BODY_SHADE and np.all(np.abs(inside[1:] - floor[1:]) <= SHADE_CHROMA))
 
 
@@ -251,8 +247,7 @@ def _is_glare(blob: Blob) -> bool:
     """Blown out, blank and flat in the floor (GLARE_BLOWN_SHARE, GLARE_MARKED_SHARE, DIE_BODY_SHADE),
     and not a square face where it is seen: a patch cut by the frame's edge, its edge pixels repeated
     beyond, would look straight-sided there (renders b7, a lamp's glare at the top edge)."""
-    region = np.zeros(blob.window.shape[:2], np.uint8)
-    cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
+    region = _region(blob)
     shape = blob.outline
     if not blob.seen.all():
         in_frame, _ = cv2.findContours(region * blob.seen.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -276,10 +271,23 @@ def _is_glare(blob: Blob) -> bool:
     return _darkest_side_round(region, grey) >= _floor_grey(grey) - DIE_BODY_SHADE
 
 
+def _region(blob: Blob) -> np.ndarray:
+    """The region of one colour as a 0/1 mask of its window."""
+    region = np.zeros(blob.window.shape[:2], np.uint8)
+    cv2.drawContours(region, [blob.outline], -1, 1, cv2.FILLED)
+    return region
+
+
+def _rim(window: np.ndarray) -> np.ndarray:
+    """A window's outermost three pixels all round, one row each (the floor round what is in its middle)."""
+    channels = window.shape[2] if window.ndim == 3 else 1
+    return np.concatenate([part.reshape(-1, channels) for part in
+                           (window[:3], window[-3:], window[3:-3, :3], window[3:-3, -3:])])
+
+
 def _floor_grey(grey: np.ndarray) -> float:
     """The median of a grey window's outermost pixels: the floor round what is in its middle."""
-    rim = np.concatenate([grey[:3].ravel(), grey[-3:].ravel(), grey[3:-3, :3].ravel(), grey[3:-3, -3:].ravel()])
-    return float(np.median(rim))
+    return float(np.median(_rim(grey)))
 
 
 def _darkest_side_round(region: np.ndarray, grey: np.ndarray) -> float:
