@@ -1098,3 +1098,25 @@ def test_a_die_found_again_beside_itself_says_nothing(at, score, said):
     reading = reader.DiceReader(detector, classifier).read(image)
     assert reading.problems == said
     assert [die.value for die in reading.dice if die.value is not None] == [4]
+
+
+@pytest.mark.parametrize("on_a_die, said", [
+    (False, ()),  # a lamp's reflection on a glossy desk: no die looks so
+    (True, ("the die at (400, 300) could not be read",)),  # the same spot on a die's face: a die is there
+])
+def test_a_lamps_small_round_reflection_found_as_a_die_says_nothing_but_on_a_die(on_a_die, said):
+    """A small lamp beside the lens shows as a round spot, blown out, on a glossy floor (renders n2, a
+    desk under such a lamp): found surely as a die and read by neither, it is no die. On a die's face
+    the spot has the die's edges round it."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(70, 100, 130), seed=3)
+    if on_a_die:
+        draw_die(image, 2, (400, 300), 60, 10.0, (40, 40, 150), (230, 230, 230))
+    spot = np.zeros(image.shape[:2], np.float32)
+    cv2.circle(spot, (400, 300), 9, 1.0, -1, cv2.LINE_AA)
+    spot = cv2.GaussianBlur(spot, (0, 0), 2.5)
+    image = np.clip(image + spot[..., None] * 400.0, 0, 255).astype(np.uint8)
+    reading = reader.DiceReader(_FakeDetector([Detection(400, 300, 50, 0.7)]), _FakeClassifier((3, 0.3))).read(image)
+    assert reading.problems == said

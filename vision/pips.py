@@ -197,8 +197,9 @@ def is_no_die(blob: Blob | None, box) -> bool:
     """Whether what was found in a die's box (its region of one colour: look_round) is something no die
     looks like from any side: a disc as large as the box (a screw head, a coin; a one's pip is a disc,
     but a third of the die across), or a blank blown-out patch that is not square (a lamp's glare), or
-    bare floor but for a speck."""
-    return blob is not None and (_is_disc(blob, box) or _is_glare(blob) or is_bare_floor(blob))
+    a lamp's small round reflection on bare floor, or bare floor but for a speck."""
+    return blob is not None and (_is_disc(blob, box) or _is_glare(blob) or _is_glare_dot(blob)
+                                 or is_bare_floor(blob))
 
 
 # The window round a speck of dust is the floor's colour throughout but for the speck: the one-colour
@@ -269,6 +270,42 @@ def _is_glare(blob: Blob) -> bool:
         return False
     grey = cv2.cvtColor(blob.window, cv2.COLOR_BGR2GRAY)
     return _darkest_side_round(region, grey) >= _floor_grey(grey) - DIE_BODY_SHADE
+
+
+# A lamp's reflection on a glossy floor, smaller than a die: the window's one spot blown out in every
+# channel (BLOWN_OUT), round (filling GLARE_DOT_FILL of its rectangle, at most GLARE_DOT_ASPECT as long
+# as wide), GLARE_DOT_AREA of the window, clear of its edges; and beyond its halo (half its width round
+# it) bare floor: under GLARE_DOT_MARKED_SHARE of it off its median colour by BARE_MARK. A die with
+# such a spot on its face still shows its edges, pips, side faces or shadow round it (renders b12 to
+# n2: such spots on the floor 0 to 33 % marked, 7 of 9 under 25 %; dice with one, 76 % and more).
+GLARE_DOT_AREA = (0.005, 0.1)
+GLARE_DOT_FILL = 0.6
+GLARE_DOT_ASPECT = 1.5
+GLARE_DOT_MARKED_SHARE = 0.25
+
+
+def _is_glare_dot(blob: Blob) -> bool:
+    """A lamp's small round reflection on bare floor (GLARE_DOT_*)."""
+    window = blob.window
+    side = window.shape[0]
+    blown = (window.min(axis=2) >= BLOWN_OUT).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(blown, connectivity=8)
+    if count != 2:
+        return False
+    x, y, width, height, area = stats[1]
+    low, high = GLARE_DOT_AREA
+    if not (low * side * side <= area <= high * side * side and x > 0 and y > 0
+            and x + width < side and y + height < side):
+        return False
+    if area < GLARE_DOT_FILL * width * height or max(width, height) > GLARE_DOT_ASPECT * min(width, height):
+        return False
+    across = max(width, height) + 1
+    halo = cv2.dilate(blown, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (across, across)))
+    around = blob.lab[halo == 0].reshape(-1, 1, 3)
+    if len(around) < side:
+        return False
+    floor = np.median(around.reshape(-1, 3), axis=0).astype(np.uint8)
+    return float(np.mean(_colour_distance(around, floor) > BARE_MARK)) < GLARE_DOT_MARKED_SHARE
 
 
 def _region(blob: Blob) -> np.ndarray:
