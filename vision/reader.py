@@ -403,6 +403,11 @@ def read_with_pips(frame: np.ndarray, spot: Detection, box: FaceBox, opinion: Op
     return Opinion(value, confidence), classical.pip_count
 
 
+def distance_between(one: FoundDie, other: FoundDie) -> float:
+    """How far apart two dice were found, centre to centre, in frame pixels."""
+    return math.dist((one.spot.x, one.spot.y), (other.spot.x, other.spot.y))
+
+
 def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
     """Whether a die found at `index` is another die's shadow: the floor in shade (is_floor_in_shade),
     read by the classifier as no face, without a pip in its face's square or the detector's, within
@@ -413,7 +418,7 @@ def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> b
         return False
     reach = SHADOW_REACH * die.box.size[0]
     beside_a_die = any(reads_a_value(other.opinion, AGREEMENT_MIN)
-                       and math.dist((other.spot.x, other.spot.y), (die.spot.x, die.spot.y)) < reach
+                       and distance_between(other, die) < reach
                        for position, other in enumerate(dice) if position != index)
     return (beside_a_die and is_floor_in_shade(die.blob) and count_pips(frame, die.box).pip_count == 0
             and count_pips(frame, detector_square(frame, die.spot)).pip_count == 0)
@@ -427,7 +432,7 @@ def is_a_die_seen_again(dice: list[FoundDie], index: int) -> bool:
     if reads_a_value(die.opinion, AGREEMENT_MIN):
         return False
     return any(other.spot.score > die.spot.score and takes_alone(other.spot, other.opinion)
-               and math.dist((other.spot.x, other.spot.y), (die.spot.x, die.spot.y)) < SEEN_AGAIN * other.box.size[0]
+               and distance_between(other, die) < SEEN_AGAIN * other.box.size[0]
                for position, other in enumerate(dice) if position != index)
 
 
@@ -438,7 +443,7 @@ def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> 
     reach = LEANING_REACH * die.box.size[0]
     if tray is not None and tray.depth(die.spot.x, die.spot.y) < reach:
         return False
-    return all(math.dist((other.spot.x, other.spot.y), (die.spot.x, die.spot.y)) >= reach
+    return all(distance_between(other, die) >= reach
                for position, other in enumerate(dice) if position != index)
 
 
