@@ -289,7 +289,7 @@ def _is_glare_dot(blob: Blob) -> bool:
     window = blob.window
     side = window.shape[0]
     blown = (window.min(axis=2) >= BLOWN_OUT).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(blown, connectivity=8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(blown, connectivity=8)
     if count != 2:
         return False
     x, y, width, height, area = stats[1]
