@@ -1078,28 +1078,6 @@ def test_a_dies_shadow_found_as_a_die_says_nothing_but_only_a_shadow(what, at, s
     assert [die.value for die in reading.dice if die.value is not None] == [4]
 
 
-@pytest.mark.parametrize("at, score, said", [
-    ((440, 300), 0.8, ()),  # two thirds of a side off a die read surely, found less strongly: that die again
-    ((440, 300), 0.95, ("the die at (440, 300) could not be read",)),  # found more strongly than the die read
-    ((480, 300), 0.8, ("the die at (480, 300) could not be read",)),  # over a side off: a blank die there
-])
-def test_a_die_found_again_beside_itself_says_nothing(at, score, said):
-    """A die's side face or its shadow, found a second time just off the die, and read as no face, is
-    not a die to ask about: two dice lying flat keep their faces' centres a side apart at least."""
-    from vision import reader
-    from vision.die_detector import Detection
-
-    image = tray(colour=(60, 120, 40), seed=3)
-    if at[0] > 460:
-        draw_die(image, 1, at, 60, 0.0, (210, 210, 210), (210, 210, 210))
-    draw_die(image, 4, (400, 300), 60, 0.0)
-    classifier = _ReadingNear(at, 20, (None, 0.6), (4, 0.95))
-    detector = _FakeDetector([Detection(400, 300, 66, 0.9), Detection(*at, 66, score)])
-    reading = reader.DiceReader(detector, classifier).read(image)
-    assert reading.problems == said
-    assert [die.value for die in reading.dice if die.value is not None] == [4]
-
-
 @pytest.mark.parametrize("on_a_die, said", [
     (False, ()),  # a lamp's reflection on a glossy desk: no die looks so
     (True, ("the die at (400, 300) could not be read",)),  # the same spot on a die's face: a die is there

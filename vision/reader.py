@@ -17,8 +17,8 @@
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value
    (a face outlined far wider than the frame's other dice needs a surer classifier or the pips); but
    something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of dust
-   on bare floor, a die's shadow beside it, a die's side face found again) says nothing, and bare floor
-   is no die whatever its specks were read as.
+   on bare floor, a die's shadow beside it) says nothing, and bare floor is no die whatever its specks
+   were read as.
 `read_dice(frame)` is the same with the packaged networks.
 """
 
@@ -98,10 +98,6 @@ LEANING_REACH = 1.25
 # A die's shadow, found as a die, lies within this many face sides of it, centre to centre: on renders n1,
 # 0.95 to 1.48 (a lamp 30 degrees above the table casts a shadow about 1.7 sides long).
 SHADOW_REACH = 2.0
-# A die found a second time, its side face or shadow, lies within this many of its face sides of it
-# (renders b12, d1, n1: 12 of 16 such finds, 0.39 to 0.71). A die cocked on it may lie as near (c2:
-# one at 0.65), so the find must also be fainter than the die and not read as a value.
-SEEN_AGAIN = 0.72
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
@@ -424,18 +420,6 @@ def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> b
             and count_pips(frame, detector_square(frame, die.spot)).pip_count == 0)
 
 
-def is_a_die_seen_again(dice: list[FoundDie], index: int) -> bool:
-    """Whether a die found at `index`, not read as a value from AGREEMENT_MIN, lies within SEEN_AGAIN
-    face sides of a die found more strongly and read surely: that die's side face or shadow found
-    again. Two dice lying flat keep their faces' centres a side apart at least."""
-    die = dice[index]
-    if reads_a_value(die.opinion, AGREEMENT_MIN):
-        return False
-    return any(other.spot.score > die.spot.score and takes_alone(other.spot, other.opinion)
-               and distance_between(other, die) < SEEN_AGAIN * other.box.size[0]
-               for position, other in enumerate(dice) if position != index)
-
-
 def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> bool:
     """Whether no other die's centre, nor the tray's edge when it is known, is within LEANING_REACH face
     sides of this die's centre: a die can lean on neither."""
@@ -535,9 +519,8 @@ class DiceReader:
             if value is not None and is_bare_floor(die.blob):
                 continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
-            if value is None and (is_no_die(die.blob, spot.box) or is_shadow_of_a_die(frame, found, index)
-                                  or is_a_die_seen_again(found, index)):
-                continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow, a die seen twice
+            if value is None and (is_no_die(die.blob, spot.box) or is_shadow_of_a_die(frame, found, index)):
+                continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow: no die looks so
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
                 # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die; so too when
