@@ -45,9 +45,16 @@ sys.path.insert(0, str(REPO))
 from scorer.rules import DICE_PER_ROLL  # noqa: E402
 from vision.die_detector import DieDetector, default_detector  # noqa: E402
 from vision.face_classifier import FaceClassifier, default_classifier  # noqa: E402
-from vision.labelled import LabelledDie, LabelledImage, load_folder, read_as_labelled, score  # noqa: E402
+from vision.labelled import (  # noqa: E402
+    LabelledDie,
+    LabelledImage,
+    load_folder,
+    matched_dice,
+    read_as_labelled,
+    score,
+)
 from vision.reader import DiceReader  # noqa: E402
-from vision.reading import Die, ProblemKind, Reading  # noqa: E402
+from vision.reading import ProblemKind, Reading  # noqa: E402
 
 DATASETS = REPO.parent / "shared" / "datasets"
 SOURCES = ("byler-d6", "epanemu-d6", "skovy-d6")
@@ -96,7 +103,8 @@ class Tally:
         self.dice += result.dice_labelled
         self.dice_right += result.dice_right
         boxes = label.boxes_in_pixels(width, height) or ()
-        on_a_die = [_on_an_unread_die(p.where, boxes, reading.dice) for p in reading.problems]
+        unread = [box for box, die in zip(boxes, matched_dice(reading.dice, boxes)) if die is None or die.value is None]
+        on_a_die = [_on_a_die(p.where, unread) for p in reading.problems]
         self.false_alarm.update({p.kind for p, true in zip(reading.problems, on_a_die) if not true})
         self.on_a_die.update({p.kind for p, true in zip(reading.problems, on_a_die) if true})
 
@@ -117,19 +125,13 @@ class Tally:
 ALARMS = (ProblemKind.UNREADABLE, ProblemKind.DOUBTFUL, ProblemKind.MAYBE_DIE, ProblemKind.FOREIGN)
 
 
-def _on_an_unread_die(where: tuple[float, float] | None, boxes: tuple[LabelledDie, ...],
-                      dice: tuple[Die, ...]) -> bool:
-    """Within a die's size of the centre of a labelled die the reading gives no value for: a die leaning
-    on the wall or on another is labelled by its top face, and the reader finds its whole body, whose
-    middle lies beside it. Beside a die read anyway, an alarm is about its shadow or its side face
-    found again: nothing the player need tap."""
+def _on_a_die(where: tuple[float, float] | None, boxes: list[LabelledDie]) -> bool:
+    """Within a die's size of one of the labelled dice's centres: a die leaning on the wall or on another
+    is labelled by its top face, and the reader finds its whole body, whose middle lies beside it."""
     if where is None:
         return False
     x, y = where
-    return any(abs(x - box.x) <= box.width and abs(y - box.y) <= box.height
-               and not any(die.value is not None and abs(die.x - box.x) <= box.width / 2
-                           and abs(die.y - box.y) <= box.height / 2 for die in dice)
-               for box in boxes)
+    return any(abs(x - box.x) <= box.width and abs(y - box.y) <= box.height for box in boxes)
 
 
 def is_table_camera(label: LabelledImage, width: int, height: int) -> bool:

@@ -109,6 +109,23 @@ def test_the_source_bench_counts_an_alarm_beside_a_die_read_anyway_as_false():
     assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {}
 
 
+def test_the_source_bench_counts_an_alarm_on_a_die_leaning_on_one_read_as_true():
+    """A die cocked on another is labelled by its top face, near the other's: the die read for that
+    other one does not make the cocked one read."""
+    from bench_sources import Tally
+
+    from vision.labelled import LabelledDie, LabelledImage
+    from vision.reading import Die, Problem, ProblemKind, Reading
+
+    label = LabelledImage(Path("x.jpg"), (2, 3), "unsure", (LabelledDie(2, 0.25, 0.5, 0.1, 0.1),
+                                                            LabelledDie(3, 0.3, 0.52, 0.1, 0.1)))
+    cocked = Problem("the die at (120, 208) could not be read", ProblemKind.UNREADABLE, where=(120, 208))
+    tally = Tally()
+    tally.add(Reading((Die(2, 100, 200, 40, 0, 0.9), Die(None, 120, 208, 40, 0, 0.0)), "unsure", (cocked,)),
+              label, 400, 400)
+    assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {}
+
+
 def test_the_source_bench_counts_a_wrong_roll_the_table_would_take_apart_from_a_die_missed():
     from bench_sources import Tally
 

@@ -10,10 +10,11 @@ the reader's tests. The few published labels known to be wrong are set right on 
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .reading import Reading
+from .reading import Die, Reading
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,20 @@ def read_as_labelled(result: Score, label: LabelledImage) -> bool:
     return result.unsure if label.expected_status == "unsure" else result.exact and not result.unsure
 
 
+def matched_dice(dice: Sequence[Die], boxes: Sequence[LabelledDie]) -> list[Die | None]:
+    """Per labelled box, the die read for it: the nearest one whose centre lies in the box and not taken
+    by a box before it (None where there is none)."""
+    free = list(dice)
+    matched: list[Die | None] = []
+    for box in boxes:
+        inside = [d for d in free if abs(d.x - box.x) <= box.width / 2 and abs(d.y - box.y) <= box.height / 2]
+        nearest = min(inside, key=lambda d: (d.x - box.x) ** 2 + (d.y - box.y) ** 2) if inside else None
+        if nearest is not None:
+            free.remove(nearest)
+        matched.append(nearest)
+    return matched
+
+
 def score(reading: Reading, label: LabelledImage, width: int, height: int) -> Score:
     """Exact: the values read are the labelled ones. Silent wrong: status ok yet not exact.
     Dice right: labelled dice whose centre holds a detection (nearest first) with the right value;
@@ -152,14 +167,8 @@ def score(reading: Reading, label: LabelledImage, width: int, height: int) -> Sc
     boxes = label.boxes_in_pixels(width, height)
     right = misread = 0
     if boxes is not None:
-        free = list(reading.dice)
-        for box in boxes:
-            inside = [d for d in free if abs(d.x - box.x) <= box.width / 2 and abs(d.y - box.y) <= box.height / 2]
-            if not inside:
-                continue
-            nearest = min(inside, key=lambda d: (d.x - box.x) ** 2 + (d.y - box.y) ** 2)
-            free.remove(nearest)
-            right += nearest.value == box.value
-            misread += nearest.value is not None and nearest.value != box.value
+        for box, die in zip(boxes, matched_dice(reading.dice, boxes)):
+            right += die is not None and die.value == box.value
+            misread += die is not None and die.value is not None and die.value != box.value
     return Score(exact, reading.status == "ok" and not exact, reading.status == "unsure",
                  len(boxes) if boxes is not None else len(label.values), right, misread)
