@@ -22,7 +22,8 @@ and the rest; a source whose photos are all steep phone shots (STEEP) has its fe
   labelled unsure; five taken wrong: those read "ok" with five values, the roll the table would take (it
   refuses fewer as a turn's first throw): the failure that costs points; unsure: read "unsure";
 - each alarm (ProblemKind): the share of photos where it fires on a labelled die the reading gives no
-  value for (within a die's size of its centre: the die was there; the reader could not read it), and
+  value for (within a die's size of its centre: the die was there; the reader could not read it; the
+  dice read are matched to the labelled ones one to one, nearest first, as for per-die), and
   where it fires anywhere else (false): away from every labelled die, or beside one read anyway (its
   shadow, its side face found again). The real sources hold no hand, so any such alarm is a false one.
 Known gaps in the labels (NOTICE.md of each source): epanemu-d6 leaves some small translucent dice
