@@ -408,15 +408,15 @@ def _beside_the_dice(rng: np.random.Generator, camera: Camera, dice: list[Planne
         across = abs(_cross(b - a, centre - a)) / length  # the side to the picture's middle
         if all(abs(_cross(b - a, np.array([die.pose.x, die.pose.y]) - a)) / length > 0.4 * across + die.pose.size
                for die in dice):
-            free.append((a, b, across))
+            free.append((a, b, length, across))
     extras: list[Extra] = []
     for slot, index in enumerate(rng.permutation(len(free))[:2]):
-        a, b, across = free[index]
-        along = (b - a) / np.linalg.norm(b - a)
+        a, b, length, across = free[index]
+        along = (b - a) / length
         inward = np.array([-along[1], along[0]]) * np.sign(_cross(b - a, centre - a))
         if slot == 0 and rng.random() < 0.7:
             reach = across * rng.uniform(0.1, 0.35)  # how far the laptop's near edge comes into the picture
-            middle = (a + b) / 2 + along * rng.uniform(-0.3, 0.3) * np.linalg.norm(b - a) \
+            middle = (a + b) / 2 + along * rng.uniform(-0.3, 0.3) * length \
                 - inward * (LAPTOP_MM[1] / 2 - reach)
             yaw = math.degrees(math.atan2(along[1], along[0])) + float(rng.uniform(-12, 12))
             extras.append(Extra("laptop", ((float(middle[0]), float(middle[1]), LAPTOP_MM[2] / 2), (yaw, 0.0, 0.0)),
