@@ -1098,3 +1098,73 @@ def test_a_lamps_small_round_reflection_found_as_a_die_says_nothing_but_on_a_die
     image = np.clip(image + spot[..., None] * 400.0, 0, 255).astype(np.uint8)
     reading = reader.DiceReader(_FakeDetector([Detection(400, 300, 50, 0.7)]), _FakeClassifier((3, 0.3))).read(image)
     assert reading.problems == said
+
+
+@pytest.mark.parametrize("at, size, said", [
+    ((508, 106), 47, ()),  # between the die and the frame's centre, half its size: its side face
+    ((616, 82), 47, ("the die at (616, 82) could not be read",)),  # on its far side: no side face shows there
+    ((508, 106), 85, ("the die at (508, 106) could not be read",)),  # as large as a die: a die cocked on it
+])
+def test_a_dies_side_face_found_as_a_die_says_nothing_but_only_a_side_face(at, size, said):
+    """A glossy black one near the frame's corner (renders f1 094007) shows the side face turned to the
+    camera, pips and all, between its top face and the frame's centre; found again as a die, half the
+    die's size and read as no face, it is that die's side. Anything else so found is still asked about."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(width=640, height=480, colour=(90, 90, 90), seed=3)
+    draw_die(image, 4, at, 30, 20.0, (25, 25, 25), (235, 235, 235))
+    draw_die(image, 1, (562, 94), 64, 0.0, (200, 200, 200), (235, 235, 235))
+    detector = _FakeDetector([Detection(562, 94, 89, 0.9), Detection(*at, size, 0.7)])
+    reading = reader.DiceReader(detector, _ReadingNear(at, 10, (None, 0.63), (1, 0.98))).read(image)
+    assert reading.problems == said
+    assert [die.value for die in reading.dice if die.value is not None] == [1]
+
+
+class _ReadingAt(_Classifying):
+    """Says of a square what `opinions` gives for the nearest of its centres."""
+
+    def __init__(self, opinions):
+        self.opinions = opinions
+
+    def classify(self, image, boxes, turned=False, second_look=True):
+        return [self.opinions[min(self.opinions, key=lambda centre: math.dist(centre, box[0]))] for box in boxes]
+
+    def classify_in_views(self, image, boxes):
+        return self.classify(image, boxes)
+
+
+class _FakeDetectorWithDim(_FakeDetector):
+    def __init__(self, spots, dim):
+        super().__init__(spots)
+        self.dim = dim
+
+    def look(self, frame):
+        from vision.die_detector import Sight
+
+        return Sight(list(self.spots), [], [], list(self.dim))
+
+
+@pytest.mark.parametrize("drawn, size, says, values", [
+    (2, 66, (2, 0.87), [2, 3, 4, 5]),  # a two of the dice's size, its pips agreeing with the classifier: a die
+    (None, 66, (2, 0.95), [3, 4, 5]),  # bare floor read as a two: the pips do not agree, nothing is said
+    (2, 20, (2, 0.87), [3, 4, 5]),  # a speck-sized two (photo noise, a printed pattern): no die of this frame
+])
+def test_a_die_seen_only_dimly_is_taken_where_its_face_is_read_and_it_is_a_dice_size(drawn, size, says, values):
+    """The detector sees a blue die touching a black one, or a green die on a blue tray, only dimly (renders
+    f1 094077, 094099: 0.25 and 0.29). Such a find is a die where the classifier and the pip count read
+    one value there and it is the size of the frame's dice; otherwise nothing is said of it."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    for value, x in ((3, 200), (4, 400), (5, 600)):
+        draw_die(image, value, (x, 300), 60, 10.0)
+    if drawn is not None:
+        draw_die(image, drawn, (800, 300), 60 * size / 66, 10.0)
+    detector = _FakeDetectorWithDim([Detection(x, 300, 66, 0.9) for x in (200, 400, 600)],
+                                    [Detection(800, 300, size, 0.25)])
+    classifier = _ReadingAt({(200, 300): (3, 0.98), (400, 300): (4, 0.98), (600, 300): (5, 0.98), (800, 300): says})
+    reading = reader.DiceReader(detector, classifier).read(image)
+    assert reading.problems == ()
+    assert sorted(die.value for die in reading.dice) == values

@@ -40,6 +40,10 @@ SIZE_UNIT = 16.0
 # scores SURE or more and no die less than CANDIDATE.
 SURE = 0.55
 CANDIDATE = 0.3
+# From DIM up a peak is reported apart (Sight.dim): the first look sees some dice only dimly (a blue die
+# touching a black one, a green die on a blue tray: 0.25 to 0.29), and much that is no die (specks,
+# photo noise, tray corners) as dimly. The reader takes one only where it reads a die's face there.
+DIM = 0.2
 # A cell whose "foreign" score reaches this holds something that is neither die nor floor. It was
 # learnt from generated hands only and also fires on real wood grain and table tops, so the reader takes
 # it only as a hint that a die too large for the first look shows its edges there (COARSER below).
@@ -132,6 +136,8 @@ class Sight:
     # network looks first: dice too large for that first look, or else something shaped like a die
     # at that scale (two dice on a dark tray are a two). The reader decides which, from the face.
     large: list[Detection] = field(default_factory=list)
+    # Peaks of the first look from DIM to below CANDIDATE, each away from the dice: perhaps a die.
+    dim: list[Detection] = field(default_factory=list)
 
 
 def decode(output: np.ndarray, threshold: float = CANDIDATE) -> list[Detection]:
@@ -164,16 +170,18 @@ class DieDetector:
 
     def look(self, frame: np.ndarray, threshold: float = CANDIDATE) -> Sight:
         """Every die (peak) scoring at least `threshold` (of the finer look when dice are small),
-        whatever else is in the tray, and the large die-like things of the coarser looks, in frame
-        pixels."""
+        whatever else is in the tray, the large die-like things of the coarser looks, and the first
+        look's dim peaks away from them, in frame pixels."""
         height, width = frame.shape[:2]
         small, scale = scaled_down(frame, DETECT_SIDE)
         output = self.raw_output(padded_input(small))
         rows, columns = np.nonzero(output[5] >= math.log(FOREIGN / (1.0 - FOREIGN)))
         foreign = [(x, y) for x, y in zip((columns + 0.5) * STRIDE / scale, (rows + 0.5) * STRIDE / scale)
                    if x < width and y < height]
-        peaks = self._peaks(output, scale, width, height, min(threshold, CANDIDATE))
+        peaks = self._peaks(output, scale, width, height, min(threshold, DIM))
         dice = _one_per_die([spot for spot in peaks if spot.score >= threshold])
+        dim = [spot for spot in _one_per_die(peaks) if spot.score < min(threshold, CANDIDATE)]
+        peaks = [spot for spot in peaks if spot.score >= min(threshold, CANDIDATE)]
         sure = [spot.size * scale for spot in dice if spot.score >= SURE]
         hint = bool(foreign) or not sure or max(spot.size for spot in peaks) * scale >= LARGE_HINT
         looked_at, last_sure = DETECT_SIDE, sure
@@ -196,7 +204,8 @@ class DieDetector:
             coarse_peaks = self._peaks(self.raw_output(padded_input(coarse)), coarse_scale, width, height, SURE)
             large += [spot for spot in coarse_peaks
                       if spot.size * scale >= LARGE and spot.size <= LARGEST_SHARE * min(width, height)]
-        return Sight(dice, [(float(x), float(y)) for x, y in foreign], _one_per_die(large))
+        dim = [spot for spot in dim if not any(_same_die(spot, die) for die in dice)]
+        return Sight(dice, [(float(x), float(y)) for x, y in foreign], _one_per_die(large), dim)
 
     @staticmethod
     def _peaks(output: np.ndarray, scale: float, width: int, height: int, threshold: float) -> list[Detection]:
@@ -215,11 +224,15 @@ def _one_per_die(found: list[Detection]) -> list[Detection]:
     """The detections strongest first, without the same die scored twice."""
     kept: list[Detection] = []
     for spot in sorted(found, key=lambda d: -d.score):
-        # Two dice lying flat cannot have centres closer than about a side (at least 0.7 of the
-        # upright square round a face): a second peak that near is the same die scored twice.
-        if all(math.dist((spot.x, spot.y), (die.x, die.y)) >= 0.45 * min(spot.size, die.size) for die in kept):
+        if not any(_same_die(spot, die) for die in kept):
             kept.append(spot)
     return kept
+
+
+def _same_die(spot: Detection, die: Detection) -> bool:
+    """Two dice lying flat cannot have centres closer than about a side (at least 0.7 of the upright
+    square round a face): a second peak that near is the same die scored twice."""
+    return math.dist((spot.x, spot.y), (die.x, die.y)) < 0.45 * min(spot.size, die.size)
 
 
 @functools.cache

@@ -5,20 +5,22 @@
    needs tens of pixels, not hundreds); a frame too small to hold a readable die is refused;
 2. tray: only the tray and a rim round it are looked at (vision.tray); nothing outside it is read;
 3. find: a small learned detector (vision.die_detector) gives each die's centre and size, looking
-   again coarser or finer when the dice are too large or too small for its first look;
+   again coarser or finer when the dice are too large or too small for its first look, and what it
+   sees only dimly apart;
 4. outline: each face is outlined again in the full-resolution frame (the region of its own colour,
    or the detector's square turned to the face's edges, or both when they disagree: vision.pips);
 5. read: the learned face classifier (vision.face_classifier) reads each face, a doubtful one again
    in its eight symmetric views and in the detector's square round the whole die, turned four ways
    (the two squares reading one value make it surer, for a die with nothing to lean on); where it is
    still not sure, the pips are counted too (vision.pips), and a value is taken when both agree, for
-   a die found surely only when it has nothing to lean on;
+   a die found surely only when it has nothing to lean on; a die seen only dimly is taken where both
+   read one value there and it has the size of the frame's dice;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value
    (a face outlined far wider than the frame's other dice needs a surer classifier or the pips); but
    something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of dust
-   on bare floor, a die's shadow beside it) says nothing, and bare floor is no die whatever its specks
-   were read as.
+   on bare floor, a die's shadow or side face beside it) says nothing, and bare floor is no die
+   whatever its specks were read as.
 `read_dice(frame)` is the same with the packaged networks.
 """
 
@@ -98,6 +100,14 @@ LEANING_REACH = 1.25
 # A die's shadow, found as a die, lies within this many face sides of it, centre to centre: on renders n1,
 # 0.95 to 1.48 (a lamp 30 degrees above the table casts a shadow about 1.7 sides long).
 SHADOW_REACH = 2.0
+# A die off the frame's centre shows the side faces turned to the camera, between its top face and the
+# frame's centre; a glossy die's side face, pips and all, is found again as a die of its own, smaller
+# than the die (found at under SIDE_FACE_SIZE of its size, within SIDE_FACE_REACH of its centre, no more
+# than SIDE_FACE_TURN degrees off the line to the frame's centre). A die cocked on it is a whole die,
+# as large as the others.
+SIDE_FACE_SIZE = 0.6
+SIDE_FACE_REACH = 1.0
+SIDE_FACE_TURN = 60.0
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
@@ -107,6 +117,11 @@ SHADOW_REACH = 2.0
 OVERSIZED = 1.25
 OVERSIZED_ALONE = 0.85
 MIN_TYPICAL = 3
+# A die the detector sees only dimly (Sight.dim) is taken where the classifier (from AGREEMENT_MIN) and the
+# pip count read one value on it, and it is of the size of the frame's dice found surely (this share of
+# their median, from MIN_TYPICAL of them): photo noise and specks, which the classifier reads as twos
+# surely, are a few pixels across. Nothing is said of one not taken: most dim finds are no dice.
+DICE_SIZED = (0.65, 1.5)
 
 
 class FrameTooSmall(ValueError):
@@ -420,6 +435,29 @@ def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> b
             and count_pips(frame, detector_square(frame, die.spot)).pip_count == 0)
 
 
+def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
+    """Whether a die found at `index`, read by the classifier as no face, is the side face of a die read
+    surely beside it: much smaller than that die, and between it and the frame's centre."""
+    die = dice[index]
+    if die.opinion is None or die.opinion.value is not None:
+        return False
+    centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+
+    def shows_it(other: FoundDie) -> bool:
+        size = other.spot.size
+        if not takes_alone(other.spot, other.opinion) or die.spot.size > SIDE_FACE_SIZE * size:
+            return False
+        offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
+        inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
+        if math.hypot(*offset) > SIDE_FACE_REACH * size or math.hypot(*inward) < size:
+            return False
+        turn = math.degrees(abs(math.atan2(offset[0] * inward[1] - offset[1] * inward[0],
+                                           offset[0] * inward[0] + offset[1] * inward[1])))
+        return turn <= SIDE_FACE_TURN
+
+    return any(shows_it(other) for position, other in enumerate(dice) if position != index)
+
+
 def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> bool:
     """Whether no other die's centre, nor the tray's edge when it is known, is within LEANING_REACH face
     sides of this die's centre: a die can lean on neither."""
@@ -450,6 +488,7 @@ class DiceReader:
         view, left, top = tray_view(frame, tray)
         sight = self.find(view, left, top, tray)
         found = self.outline_and_read(frame, sight, tray)
+        found += self.read_dim(frame, sight.dim, found)
         return self.judge(frame, found, scale, tray)
 
     def find(self, view: np.ndarray, left: int, top: int, tray: Tray | None) -> Sight:
@@ -460,7 +499,7 @@ class DiceReader:
             moved = [replace(spot, x=spot.x + left, y=spot.y + top) for spot in spots]
             return [spot for spot in moved if tray is None or tray.holds(spot.x, spot.y)]
 
-        return Sight(placed(sight.dice), [], placed(sight.large))
+        return Sight(placed(sight.dice), [], placed(sight.large), placed(sight.dim))
 
     def outline_and_read(self, frame: np.ndarray, sight: Sight, tray: Tray | None = None) -> list[FoundDie]:
         """Stages 4 and 5: each die found once, with its face's square and the classifier's opinion."""
@@ -473,6 +512,22 @@ class DiceReader:
         if self.classifier is not None:
             found = read_in_detector_squares(frame, found, self.classifier, tray)
         return found
+
+    def read_dim(self, frame: np.ndarray, dim: list[Detection], found: list[FoundDie]) -> list[FoundDie]:
+        """Stage 5 for the dice seen only dimly: those of the frame's dice's size, on no die's face, where
+        the classifier and the pip count read one value (never the classifier alone)."""
+        sizes = [die.spot.size for die in found if die.spot.score >= SURE]
+        if self.classifier is None or not dim or len(sizes) < MIN_TYPICAL:
+            return []
+        typical = float(np.median(sizes))
+        spots = [spot for spot in dim if DICE_SIZED[0] <= spot.size / typical <= DICE_SIZED[1]
+                 and not any(on_face(die.box, spot.x, spot.y) for die in found)]
+        taken = []
+        for die in self._read_faces(frame, spots, [face_boxes(frame, spot) for spot in spots]):
+            opinion, _ = read_with_pips(frame, die.spot, die.box, die.opinion, alone=math.inf)
+            if opinion.value is not None:
+                taken.append(replace(die, opinion=opinion))
+        return taken
 
     def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[FaceSquares]) -> list[FoundDie]:
         """Each die with the square of its top face and the classifier's opinion of it, of the die's
@@ -519,8 +574,9 @@ class DiceReader:
             if value is not None and is_bare_floor(die.blob):
                 continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
-            if value is None and (is_no_die(die.blob, spot.box) or is_shadow_of_a_die(frame, found, index)):
-                continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow: no die looks so
+            if value is None and (is_no_die(die.blob, spot.box) or is_shadow_of_a_die(frame, found, index)
+                                  or is_side_face_of_a_die(frame, found, index)):
+                continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow, a side face: no die
             if value is None and spot.score < SURE:
                 # A faint peak without a face's pips, or one the classifier is sure is no face, is a
                 # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die; so too when
