@@ -1051,23 +1051,29 @@ def test_two_touching_black_dice_outlined_as_one_in_an_underexposed_frame_leave_
     assert sorted(die.value for die in reading.dice if die.value) == [1, 5, 6]
 
 
-@pytest.mark.parametrize("what, at, said", [
-    ("shadow", (462, 318), ()),  # the floor darkened, beside the die: its shadow, nothing to say
-    ("shadow", (600, 420), ("the die at (600, 420) could not be read",)),  # nowhere near a die
-    ("red patch", (462, 318), ("the die at (462, 318) could not be read",)),  # not the floor's colour
-    ("black die", (462, 318), ("the die at (462, 318) could not be read",)),  # its pips show
+GREY_FLOOR, BLUE_FLOOR = (150, 160, 155), (170, 110, 95)
+
+
+@pytest.mark.parametrize("what, at, said, floor", [
+    ("shadow", (462, 318), (), GREY_FLOOR),  # the floor darkened, beside the die: its shadow, nothing to say
+    ("shadow", (600, 420), ("the die at (600, 420) could not be read",), GREY_FLOOR),  # nowhere near a die
+    ("deep shadow", (462, 318), (), BLUE_FLOOR),  # nearly black, its blue dimmed to grey: a shadow too
+    ("red patch", (462, 318), ("the die at (462, 318) could not be read",), GREY_FLOOR),  # not the floor's colour
+    ("red patch", (462, 318), ("the die at (462, 318) could not be read",), BLUE_FLOOR),
+    ("black die", (462, 318), ("the die at (462, 318) could not be read",), GREY_FLOOR),  # its pips show
 ])
-def test_a_dies_shadow_found_as_a_die_says_nothing_but_only_a_shadow(what, at, said):
+def test_a_dies_shadow_found_as_a_die_says_nothing_but_only_a_shadow(what, at, said, floor):
     """A lamp low at the side casts a die's shadow as large and as straight-edged as the die (renders
     n1, dice on a bare desk): found surely as a die, read as no face, without pips, of the floor's colour
-    darkened, beside a die read surely. Anything else so found is still asked about."""
+    darkened (a deep one nearly black, its colour dimmed toward grey: n4 094241, a blue desk), beside a die
+    read surely. Anything else so found is still asked about."""
     from vision import reader
     from vision.die_detector import Detection
 
-    floor = (150, 160, 155)
     image = tray(colour=floor, seed=3)
-    if what == "shadow":
-        draw_die(image, 1, at, 60, 0.0, tuple(round(0.45 * c) for c in floor), tuple(round(0.45 * c) for c in floor))
+    if what in ("shadow", "deep shadow"):
+        dark = tuple(round((0.45 if what == "shadow" else 0.06) * c) for c in floor)
+        draw_die(image, 1, at, 60, 0.0, dark, dark)
     elif what == "red patch":
         draw_die(image, 1, at, 60, 0.0, (40, 40, 160), (40, 40, 160))
     else:

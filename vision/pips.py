@@ -220,8 +220,9 @@ def is_bare_floor(blob: Blob | None) -> bool:
 
 
 # A die's shadow is the floor darkened: its lightness at least DIE_BODY_SHADE under the floor's round
-# it, its colour within SHADE_CHROMA of the floor's in Lab's a and b (renders n1: shadows 0 to 9 off, the
-# red, white and black dice left unread beside them 0 to 33).
+# it, its colour within SHADE_CHROMA, in Lab's a and b, of some share of the floor's (renders n1: shadows
+# 0 to 9 off the floor's, the red, white and black dice left unread beside them 0 to 33; n4 094241, a
+# deep shadow on a blue desk, L 9 against 103, 16 off the floor's blue but 0.2 of it).
 SHADE_CHROMA = 12.0
 
 
@@ -232,7 +233,11 @@ def is_floor_in_shade(blob: Blob | None) -> bool:
         return False
     inside = np.median(blob.lab[_region(blob).astype(bool)].astype(np.float32), axis=0)
     floor = np.median(_rim(blob.lab).astype(np.float32), axis=0)
-    return bool(inside[0] <= floor[0] - DIE_BODY_SHADE and np.all(np.abs(inside[1:] - floor[1:]) <= SHADE_CHROMA))
+    # Shade dims the floor's colour toward grey as it darkens it: a deep shadow on a blue desk is nearly
+    # neutral black. So the shade's colour (a, b off grey) is some share, none to all, of the floor's.
+    shade, lit = inside[1:] - 128.0, floor[1:] - 128.0
+    share = float(np.clip(shade @ lit / max(float(lit @ lit), 1.0), 0.0, 1.0))
+    return bool(inside[0] <= floor[0] - DIE_BODY_SHADE and np.all(np.abs(shade - share * lit) <= SHADE_CHROMA))
 
 
 def _is_disc(blob: Blob, box) -> bool:
