@@ -522,8 +522,15 @@ class DiceReader:
         typical = float(np.median(sizes))
         spots = [spot for spot in dim if DICE_SIZED[0] <= spot.size / typical <= DICE_SIZED[1]
                  and not any(on_face(die.box, spot.x, spot.y) for die in found)]
+        candidates = [face_boxes(frame, spot) for spot in spots]
+        opinions = iter(Opinion(*opinion) for opinion in self.classifier.classify(
+            frame, [box for candidate in candidates for box in candidate.squares], turned=True, second_look=False))
+        # Most dim finds are read as no face at first sight: only the others are read in their views.
+        first = [surest(squares, [next(opinions) for _ in squares]) for squares, _, _ in candidates]
+        likely = [index for index, (_, opinion) in enumerate(first) if reads_a_value(opinion, AGREEMENT_MIN)]
+        dice = self._read_faces(frame, [spots[index] for index in likely], [candidates[index] for index in likely])
         taken = []
-        for die in self._read_faces(frame, spots, [face_boxes(frame, spot) for spot in spots]):
+        for die in dice:
             opinion, _ = read_with_pips(frame, die.spot, die.box, die.opinion, alone=math.inf)
             if opinion.value is not None:
                 taken.append(replace(die, opinion=opinion))
