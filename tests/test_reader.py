@@ -257,13 +257,15 @@ def test_a_point_is_on_a_turned_face_when_within_half_a_side_along_both_edges(al
 
 
 class _FakeDetector:
-    def __init__(self, spots):
-        self.spots = spots
+    """Sees the `spots`, and the `large` dice of coarser looks and the `dim` peaks when given."""
+
+    def __init__(self, spots, large=(), dim=()):
+        self.spots, self.large, self.dim = spots, large, dim
 
     def look(self, frame):
         from vision.die_detector import Sight
 
-        return Sight(list(self.spots), [])
+        return Sight(list(self.spots), [], list(self.large), list(self.dim))
 
 
 class _Classifying:
@@ -587,17 +589,6 @@ def test_dice_a_fifth_to_a_quarter_of_the_frame_wide_are_read_not_their_pips(sid
     assert (reading.status, reading.values) == ("ok", values), reading.problems
 
 
-class _FakeDetectorWithLarge(_FakeDetector):
-    def __init__(self, spots, large):
-        super().__init__(spots)
-        self.large = large
-
-    def look(self, frame):
-        from vision.die_detector import Sight
-
-        return Sight(list(self.spots), [], list(self.large))
-
-
 def test_a_large_die_takes_the_place_of_its_pips_found_as_dice():
     from vision import reader
     from vision.die_detector import Detection
@@ -605,7 +596,7 @@ def test_a_large_die_takes_the_place_of_its_pips_found_as_dice():
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
     pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
-    detector = _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)])
+    detector = _FakeDetector(pips, large=[Detection(640, 480, 320, 0.9)])
     classifier = _ReadingBySize(200, (4, 0.95), (1, 0.95))
     reading = reader.DiceReader(detector, classifier).read(image)
     assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
@@ -635,7 +626,7 @@ def test_two_dice_on_a_dark_tray_are_not_one_large_two():
     for x in (540, 740):
         draw_die(image, 6, (x, 480), 70, 0.0, (40, 40, 200), (250, 250, 250))
     dice = [Detection(x, 480, 75, 0.9) for x in (540, 740)]
-    detector = _FakeDetectorWithLarge(dice, [Detection(640, 480, 330, 0.9)])
+    detector = _FakeDetector(dice, large=[Detection(640, 480, 330, 0.9)])
     classifier = _ReadingBySize(200, (2, 0.95), (6, 0.95))
     reading = reader.DiceReader(detector, classifier).read(image)
     assert (reading.status, reading.values) == ("ok", [6, 6])
@@ -873,7 +864,7 @@ def test_the_pips_a_large_die_took_the_place_of_are_not_read_again():
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 4, (640, 480), 320, 0.0, (235, 235, 235), (20, 20, 20))
     pips = [Detection(640 + dx * 320, 480 + dy * 320, 60, 0.8) for dx, dy in pip_offsets(4)]
-    detector = _FakeDetectorWithLarge(pips, [Detection(640, 480, 320, 0.9)])
+    detector = _FakeDetector(pips, large=[Detection(640, 480, 320, 0.9)])
     classifier = _DoubtfulRecording(sure_from=200)
     reading = reader.DiceReader(detector, classifier).read(image)
     assert [(die.value, round(die.x), round(die.y)) for die in reading.dice] == [(4, 640, 480)]
@@ -1142,17 +1133,6 @@ class _ReadingAt(_Classifying):
         return self.classify(image, boxes)
 
 
-class _FakeDetectorWithDim(_FakeDetector):
-    def __init__(self, spots, dim):
-        super().__init__(spots)
-        self.dim = dim
-
-    def look(self, frame):
-        from vision.die_detector import Sight
-
-        return Sight(list(self.spots), [], [], list(self.dim))
-
-
 @pytest.mark.parametrize("drawn, size, says, values", [
     (2, 66, (2, 0.87), [2, 3, 4, 5]),  # a two of the dice's size, its pips agreeing with the classifier: a die
     (None, 66, (2, 0.95), [3, 4, 5]),  # bare floor read as a two: the pips do not agree, nothing is said
@@ -1170,13 +1150,12 @@ def test_a_die_seen_only_dimly_is_taken_where_its_face_is_read_and_it_is_a_dice_
         draw_die(image, value, (x, 300), 60, 10.0)
     if drawn is not None:
         draw_die(image, drawn, (800, 300), 60 * size / 66, 10.0)
-    detector = _FakeDetectorWithDim([Detection(x, 300, 66, 0.9) for x in (200, 400, 600)],
-                                    [Detection(800, 300, size, 0.25)])
+    detector = _FakeDetector([Detection(x, 300, 66, 0.9) for x in (200, 400, 600)],
+                             dim=[Detection(800, 300, size, 0.25)])
     classifier = _ReadingAt({(200, 300): (3, 0.98), (400, 300): (4, 0.98), (600, 300): (5, 0.98), (800, 300): says})
     reading = reader.DiceReader(detector, classifier).read(image)
     assert reading.problems == ()
     assert sorted(die.value for die in reading.dice) == values
-
 
 
 def test_where_two_squares_of_a_die_read_different_values_both_are_read_again_in_their_views():
