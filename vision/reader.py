@@ -523,12 +523,12 @@ class DiceReader:
         spots = [spot for spot in dim if DICE_SIZED[0] <= spot.size / typical <= DICE_SIZED[1]
                  and not any(on_face(die.box, spot.x, spot.y) for die in found)]
         candidates = [face_boxes(frame, spot) for spot in spots]
-        opinions = iter(Opinion(*opinion) for opinion in self.classifier.classify(
-            frame, [box for candidate in candidates for box in candidate.squares], turned=True, second_look=False))
+        first = self._first_sight(frame, candidates)
         # Most dim finds are read as no face at first sight: only the others are read in their views.
-        first = [surest(squares, [next(opinions) for _ in squares]) for squares, _, _ in candidates]
-        likely = [index for index, (_, opinion) in enumerate(first) if reads_a_value(opinion, AGREEMENT_MIN)]
-        dice = self._read_faces(frame, [spots[index] for index in likely], [candidates[index] for index in likely])
+        likely = [index for index, (candidate, read) in enumerate(zip(candidates, first))
+                  if reads_a_value(surest(candidate.squares, read)[1], AGREEMENT_MIN)]
+        dice = self._read_faces(frame, [spots[index] for index in likely], [candidates[index] for index in likely],
+                                [first[index] for index in likely])
         taken = []
         for die in dice:
             opinion, _ = read_with_pips(frame, die.spot, die.box, die.opinion, alone=math.inf)
@@ -536,22 +536,28 @@ class DiceReader:
                 taken.append(replace(die, opinion=opinion))
         return taken
 
-    def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[FaceSquares]) -> list[FoundDie]:
+    def _first_sight(self, frame: np.ndarray, candidates: list[FaceSquares]) -> list[list[Opinion]]:
+        """The classifier's opinion of each candidate square of each die, at first sight."""
+        assert self.classifier is not None
+        opinions = iter(Opinion(*opinion) for opinion in self.classifier.classify(
+            frame, [box for candidate in candidates for box in candidate.squares], turned=True, second_look=False))
+        return [[next(opinions) for _ in candidate.squares] for candidate in candidates]
+
+    def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[FaceSquares],
+                    first: list[list[Opinion]] | None = None) -> list[FoundDie]:
         """Each die with the square of its top face and the classifier's opinion of it, of the die's
         candidate squares the one read most surely at first sight, read again in its eight views if
         doubtful (only that square: reading both again cost a third more time for the same readings).
         Where two squares read different values, both are read again in their views and the surer
         kept: an outline taking in a die's shadow and its neighbour read a five as a six at 0.88 at
         first sight, 0.49 in its views, while the detector's square read the five at 0.89 there
-        (renders n4 094265)."""
+        (renders n4 094265). `first`: the squares' first-sight opinions, when already read."""
         if self.classifier is None:
             return [FoundDie(spot, squares[0], None, squares[0] == outline, blob)
                     for spot, (squares, outline, blob) in zip(spots, candidates)]
-        opinions = iter(Opinion(*opinion) for opinion in self.classifier.classify(
-            frame, [box for candidate in candidates for box in candidate.squares], turned=True, second_look=False))
+        first = first if first is not None else self._first_sight(frame, candidates)
         found, disputed = [], []
-        for index, (spot, (squares, outline, blob)) in enumerate(zip(spots, candidates)):
-            read = [next(opinions) for _ in squares]
+        for index, (spot, (squares, outline, blob), read) in enumerate(zip(spots, candidates, first)):
             box, opinion = surest(squares, read)
             found.append(FoundDie(spot, box, opinion, box == outline, blob))
             if len({value for value, _ in read if value is not None}) > 1:
