@@ -21,6 +21,7 @@ from vision.face_classifier import (
     MODEL_PATH,
     NOT_A_FACE,
     SECOND_LOOK_BELOW,
+    TRAINED_PATH,
     FaceClassifier,
     crop_faces,
     crops_to_blob,
@@ -479,8 +480,8 @@ def test_training_starts_from_the_shipped_networks_as_they_were_exported(which):
     from vision.die_detector import DieDetector
 
     if which == "classifier":
-        net, path, shape = tool.build_network(24, deep=True), MODEL_PATH, (3, 3, CROP_SIZE, CROP_SIZE)
-        shipped = FaceClassifier().logits
+        net, path, shape = tool.build_network(24, deep=True), TRAINED_PATH, (3, 3, CROP_SIZE, CROP_SIZE)
+        shipped = FaceClassifier(TRAINED_PATH).logits
     else:
         from train_die_detector import build_network as build_detector
 

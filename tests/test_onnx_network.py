@@ -10,11 +10,12 @@ import pytest
 
 from vision.die_detector import MODEL_PATH as DETECTOR_PATH
 from vision.face_classifier import MODEL_PATH as CLASSIFIER_PATH
+from vision.face_classifier import TRAINED_PATH as TRAINED_CLASSIFIER_PATH
 from vision.onnx_network import OnnxNetwork
 
 
 @pytest.mark.parametrize("model, shapes", [
-    (CLASSIFIER_PATH, [(1, 3, 32, 32), (5, 3, 32, 32), (40, 3, 32, 32)]),
+    (TRAINED_CLASSIFIER_PATH, [(1, 3, 32, 32), (5, 3, 32, 32), (40, 3, 32, 32)]),
     (DETECTOR_PATH, [(1, 3, 240, 320), (1, 3, 80, 80), (1, 3, 480, 640)]),
 ])
 def test_every_input_shape_answers_as_opencv_reads_the_model(model, shapes):

@@ -2,6 +2,7 @@
 
     .venv/bin/pip install -e '.[train]'
     .venv/bin/python tools/train_face_classifier.py train       # writes vision/models/face_classifier.onnx
+    .venv/bin/python tools/quantize_classifier.py --pictures samples --pictures GENERATED   # the one the reader runs
     .venv/bin/python tools/train_face_classifier.py evaluate    # byler-d6 TEST split, as the reader runs it
 
 Training reads the photo sets given with --photos (by default only the TRAIN split of
@@ -38,6 +39,7 @@ from vision.face_classifier import (  # noqa: E402
     FACE_VALUES,
     MODEL_PATH,
     NOT_A_FACE,
+    TRAINED_PATH,
     FaceClassifier,
     crops_to_blob,
     face_crops,
@@ -696,7 +698,7 @@ def main(argv=None) -> None:
     train_parser.add_argument("--photos", action="append", metavar="FOLDER[:SPLIT]",
                               help="a labelled photo folder, or one split of it (repeat for several; default: "
                                    "the byler-d6 train split)")
-    train_parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    train_parser.add_argument("--out", type=Path, default=TRAINED_PATH)
     train_parser.add_argument("--generated", type=Path, action="append", default=[],
                               help="also train on a folder from `python -m vision.synth --out FOLDER`")
     train_parser.add_argument("--epochs", type=int, default=36)
