@@ -678,8 +678,10 @@ def test_only_the_square_kept_is_read_a_second_time():
     classifier = _DoubtfulRecording()
     reader.DiceReader(detector, classifier).read(image)
     # Still doubtful, it is read a third time, in the detector's own square, and then, still doubtful and
-    # away from the frame's centre, in its face's square moved outward twice.
-    assert classifier.calls == [(2, "first look"), (1, "in views"), (1, "in views"), (2, "in views")]
+    # away from the frame's centre, in its face's square moved outward twice, and, with nothing to lean
+    # on, in squares of three other sizes.
+    assert classifier.calls == [(2, "first look"), (1, "in views"), (1, "in views"), (2, "in views"),
+                                (3, "in views")]
 
 
 class _SureOfTheWholeDie(_Classifying):
@@ -786,9 +788,10 @@ class _SureOnlyOnTheFace(_Classifying):
 @pytest.mark.parametrize("first, neighbour, kept, squares_read", [
     ((4, 0.6), None, (4, 0.95), 3),  # the detector's square, then the face's moved outward twice
     ((4, 0.6), (1030, 640), (4, 0.6), 1),  # a face side from another die, it may lean on it: its face is at a slant
-    # Read again only to make a likely value sure, not to find one (the detector's square reads 4 at 0.6).
-    ((4, 0.45), None, (4, 0.6), 1),
-    ((None, 0.55), None, (4, 0.6), 1),
+    # Moved only to make a likely value sure, not to find one (the detector's square reads 4 at 0.6); still
+    # doubtful, with nothing to lean on, it is read in squares of three other sizes about its centre.
+    ((4, 0.45), None, (4, 0.6), 4),
+    ((None, 0.55), None, (4, 0.6), 4),
 ])
 def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, neighbour, kept, squares_read):
     """A die's top face, nearer the camera than its foot, lies further from the picture's centre than
@@ -840,6 +843,28 @@ def test_the_pips_are_counted_in_the_face_moved_outward_when_its_square_cuts_the
     assert [die.value for die in reading.dice] == [3] and reading.status == "ok"
 
 
+@pytest.mark.parametrize("neighbour, value", [
+    (None, 4),
+    ((470, 300), None),  # a face side from another die, it may lean on it: a slanted face reads so too
+])
+def test_a_face_still_doubtful_is_read_in_squares_of_other_sizes_when_it_leans_on_nothing(neighbour, value):
+    """A face outlined too tight for the network (a lit corner of it) is read surely in a larger square."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    box = FaceBox((400.0, 300.0), (60.0, 60.0), 0.0)
+    dice = [reader.FoundDie(Detection(400, 300, 55, 0.9), box, Opinion(None, 0.5))]
+    if neighbour:
+        dice.append(reader.FoundDie(Detection(*neighbour, 55, 0.9), FaceBox(neighbour, (60.0, 60.0), 0.0),
+                                    Opinion(2, 0.99)))
+    # Squares from 70 px across (the face's square 1.25 and 1.4 times larger) read a four surely.
+    classifier = _ReadingBySize(70, (4, 0.95), (None, 0.5))
+    read = reader.read_in_detector_squares(tray(colour=(60, 120, 40), seed=3), dice, classifier)
+    assert read[0].box == box  # only a value is taken from there
+    assert read[0].opinion.value == value
+
+
 def test_a_face_near_the_middle_is_not_read_again_moved():
     from vision import reader
     from vision.die_detector import Detection
@@ -851,7 +876,8 @@ def test_a_face_near_the_middle_is_not_read_again_moved():
     classifier = _SureOnlyOnTheFace((700.0, 480.0))
     read = reader.read_in_detector_squares(tray(seed=3), [reader.FoundDie(spot, box, Opinion(4, 0.6))], classifier)
     assert read[0].opinion == Opinion(4, 0.6)
-    assert [square[0] for square in classifier.read_in_views] == [(680, 480)]  # the detector's square only
+    # The detector's square and the face's own resized, none moved.
+    assert [square[0] for square in classifier.read_in_views] == [(680, 480)] * 4
 
 
 def test_the_pips_a_large_die_took_the_place_of_are_not_read_again():

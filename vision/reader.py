@@ -94,6 +94,11 @@ SQUARES_AGREE_MIN = 0.7
 # the tuning renders, in a third less time on the frames with most doubtful dice.
 OUTWARD_SHIFTS = (0.1, 0.2)
 MOVED_FROM = 0.5
+# A face's square may be too tight for the network (its outline took in only a lit corner) or too loose
+# (it took in a shadow): a face still doubtful after every other square, of a die with nothing to lean
+# on, is read in squares of these shares of its side too. Chosen on the dice left unread in renders f1,
+# f2, n4 and c3 (119): 24 read right from 0.8 at one of these sizes, one wrong; 0.9 and 1.1 added little.
+RESIZED = (0.8, 1.25, 1.4)
 # A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
 # b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
 LEANING_REACH = 1.25
@@ -339,7 +344,9 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     alone is kept, again only for a die standing apart: a moved square reads the slanted face of a die
     cocked on another too (renders b9, seed 25010).
     A square is read in all four turns only while a value read there could still be of use
-    (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time."""
+    (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time.
+    Last, a face still doubtful, of a die standing apart, is read in squares of other sizes (RESIZED), and
+    a value read there as surely as the reader takes one alone is kept."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     apart = {index: stands_apart(dice, index, tray) for index in doubtful}
@@ -361,23 +368,31 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
         if value is not None and confidence > dice[index].confidence:
             dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
     still_doubtful = [index for index in likely if not takes_alone(dice[index].spot, dice[index].opinion)]
-    return read_moved_outward(frame, dice, still_doubtful, classifier)
+    dice = read_in_other_squares(frame, dice, still_doubtful,
+                                 [moved_outward(frame, dice[index].box) for index in still_doubtful], classifier)
+    unsized = [index for index in doubtful if apart[index] and not takes_alone(dice[index].spot, dice[index].opinion)]
+    return read_in_other_squares(frame, dice, unsized, [resized(dice[index].box) for index in unsized], classifier)
 
 
-def read_moved_outward(frame: np.ndarray, dice: list[FoundDie], indices: list[int],
-                       classifier: FaceClassifier) -> list[FoundDie]:
-    """The dice, where the faces at `indices` are read again in their squares moved outward
-    (moved_outward), and a value read there as surely as the reader takes one alone is kept."""
-    moved = [moved_outward(frame, dice[index].box) for index in indices]
+def read_in_other_squares(frame: np.ndarray, dice: list[FoundDie], indices: list[int],
+                          squares: list[list[FaceBox]], classifier: FaceClassifier) -> list[FoundDie]:
+    """The dice, where the faces at `indices` are read again in their other `squares` (a list for each),
+    and a value read there as surely as the reader takes one alone is kept."""
     opinions = iter(classifier.values_in_views(
-        frame, [square for group in moved for square in group],
-        [alone_from(dice[index].spot) for index, group in zip(indices, moved) for _ in group]))
+        frame, [square for group in squares for square in group],
+        [alone_from(dice[index].spot) for index, group in zip(indices, squares) for _ in group]))
     dice = list(dice)
-    for index, group in zip(indices, moved):
+    for index, group in zip(indices, squares):
         for value, confidence in [next(opinions) or Opinion(None, 0.0) for _ in group]:
             if value is not None and confidence > dice[index].confidence and confidence >= alone_from(dice[index].spot):
                 dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
     return dice
+
+
+def resized(box: FaceBox) -> list[FaceBox]:
+    """A face's square grown or shrunk about its centre to each of RESIZED of its side."""
+    (x, y), (side, _), angle = box
+    return [FaceBox((x, y), (share * side, share * side), angle) for share in RESIZED]
 
 
 def moved_outward(frame: np.ndarray, box: FaceBox) -> list[FaceBox]:
