@@ -111,6 +111,21 @@ def quantize(model: Path, crops: np.ndarray, out: Path, work: Path) -> None:
     quantize_static(str(prepared), str(out), Crops(), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                     calibrate_method=CalibrationMethod.MinMax, nodes_to_exclude=float_layers(prepared))
+    only_the_opsets_used(out)
+
+
+def only_the_opsets_used(model: Path) -> None:
+    """Drop the operator sets a model names but none of its nodes uses (the graph optimizer names every
+    one it knows): an ONNX Runtime older than those sets would refuse the model for them alone."""
+    import onnx
+
+    loaded = onnx.load(str(model))
+    used = {node.domain for node in loaded.graph.node} | {""}
+    kept = [opset for opset in loaded.opset_import if opset.domain in used]
+    del loaded.opset_import[:]
+    loaded.opset_import.extend(kept)
+    onnx.checker.check_model(loaded)
+    onnx.save(loaded, str(model))
 
 
 def agreement(model: Path, quantized: Path, crops: np.ndarray) -> float:
