@@ -11,7 +11,8 @@
    or the detector's square turned to the face's edges, or both when they disagree: vision.pips);
 5. read: the learned face classifier (vision.face_classifier) reads each face, a doubtful one again
    in its eight symmetric views and in the detector's square round the whole die, turned four ways
-   (the two squares reading one value make it surer, for a die with nothing to lean on); where it is
+   (the two squares reading one value make it surer, for a die with nothing to lean on), and for such
+   a die in its square moved outward and in squares of other sizes; where it is
    still not sure, the pips are counted too (vision.pips), and a value is taken when both agree, for
    a die found surely only when it has nothing to lean on; a die seen only dimly is taken where both
    read one value there and it has the size of the frame's dice;
