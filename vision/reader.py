@@ -99,6 +99,9 @@ MOVED_FROM = 0.5
 # (it took in a shadow): a face still doubtful after every other square, of a die with nothing to lean
 # on, is read in squares of these shares of its side too. Chosen on the dice left unread in renders f1,
 # f2, n4 and c3 (119): 24 read right from 0.8 at one of these sizes, one wrong; 0.9 and 1.1 added little.
+# As for the moved squares, only a face read as a value from MOVED_FROM: over every source and render
+# batch all but one of the faces made sure so were read so already (the other: an epanemu-d6 photo's
+# six), and reading the others cost a tenth of the slowest frames' crops.
 RESIZED = (0.8, 1.25, 1.4)
 # A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
 # b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
@@ -346,8 +349,9 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     cocked on another too (renders b9, seed 25010).
     A square is read in all four turns only while a value read there could still be of use
     (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time.
-    Last, a face still doubtful, of a die standing apart, is read in squares of other sizes (RESIZED), and
-    a value read there as surely as the reader takes one alone is kept."""
+    Last, a face still doubtful but read as a value from MOVED_FROM, of a die standing apart, is read in
+    squares of other sizes (RESIZED), and a value read there as surely as the reader takes one alone is
+    kept."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     apart = {index: stands_apart(dice, index, tray) for index in doubtful}
@@ -371,7 +375,8 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     still_doubtful = [index for index in likely if not takes_alone(dice[index].spot, dice[index].opinion)]
     dice = read_in_other_squares(frame, dice, still_doubtful,
                                  [moved_outward(frame, dice[index].box) for index in still_doubtful], classifier)
-    unsized = [index for index in doubtful if apart[index] and not takes_alone(dice[index].spot, dice[index].opinion)]
+    unsized = [index for index in doubtful if apart[index] and reads_a_value(dice[index].opinion, MOVED_FROM)
+               and not takes_alone(dice[index].spot, dice[index].opinion)]
     return read_in_other_squares(frame, dice, unsized, [resized(dice[index].box) for index in unsized], classifier)
 
 
