@@ -1130,6 +1130,7 @@ def test_a_lamps_small_round_reflection_found_as_a_die_says_nothing_but_on_a_die
     ((508, 106), 47, ()),  # between the die and the frame's centre, half its size: its side face
     ((616, 82), 47, ("the die at (616, 82) could not be read",)),  # on its far side: no side face shows there
     ((508, 106), 85, ("the die at (508, 106) could not be read",)),  # as large as a die: a die cocked on it
+    ((522, 118), 85, ()),  # as large, but overlapping the die (0.52 of its size away): its side face again
 ])
 def test_a_dies_side_face_found_as_a_die_says_nothing_but_only_a_side_face(at, size, said):
     """A glossy black one near the frame's corner (renders f1 094007) shows the side face turned to the

@@ -117,6 +117,11 @@ SHADOW_REACH = 2.0
 SIDE_FACE_SIZE = 0.6
 SIDE_FACE_REACH = 1.0
 SIDE_FACE_TURN = 60.0
+# A find read as no face this near a die read as a value (from AGREEMENT_MIN), within SIDE_FACE_NEAR of its
+# size, is its side face whatever its own size: on renders n4 the detector found a die's side face 0.43
+# to 0.48 of its size from its centre, 0.8 to 1.2 times as large. Dice touching it (found 0.52 of a size
+# away, f1 094014) or cocked on it (0.55, c3 094424) are read as values there, so are still asked about.
+SIDE_FACE_NEAR = 0.55
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
@@ -458,7 +463,8 @@ def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> b
 
 def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
     """Whether a die found at `index`, read by the classifier as no face, is the side face of a die read
-    surely beside it: much smaller than that die, and between it and the frame's centre."""
+    beside it, between it and the frame's centre: much smaller than a die read surely, or so near a die
+    read as a value that it overlaps it (SIDE_FACE_NEAR)."""
     die = dice[index]
     if die.opinion is None or die.opinion.value is not None:
         return False
@@ -466,11 +472,11 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
 
     def shows_it(other: FoundDie) -> bool:
         size = other.spot.size
-        if not takes_alone(other.spot, other.opinion) or die.spot.size > SIDE_FACE_SIZE * size:
-            return False
         offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
         inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
-        if math.hypot(*offset) > SIDE_FACE_REACH * size or math.hypot(*inward) < size:
+        overlaps = math.hypot(*offset) <= SIDE_FACE_NEAR * size and reads_a_value(other.opinion, AGREEMENT_MIN)
+        smaller = takes_alone(other.spot, other.opinion) and die.spot.size <= SIDE_FACE_SIZE * size
+        if not (overlaps or smaller) or math.hypot(*offset) > SIDE_FACE_REACH * size or math.hypot(*inward) < size:
             return False
         turn = math.degrees(abs(math.atan2(offset[0] * inward[1] - offset[1] * inward[0],
                                            offset[0] * inward[0] + offset[1] * inward[1])))
