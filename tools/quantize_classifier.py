@@ -28,11 +28,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from hardware.camera import list_images  # noqa: E402
 from vision.die_detector import default_detector  # noqa: E402
 from vision.face_classifier import MODEL_PATH, TRAINED_PATH, FaceClassifier  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 
-PICTURE_SUFFIXES = {".png", ".jpg", ".jpeg"}
 CALIBRATION_BATCH = 64
 # The layers left in float32 at each end of the network (see the module's docstring).
 FLOAT_CONVOLUTIONS_FIRST = 2
@@ -50,18 +50,12 @@ class RecordingClassifier(FaceClassifier):
         return super().logits(blob)
 
 
-def pictures_in(folder: Path) -> list[Path]:
-    """The pictures of a labelled folder (its images/) or of a plain folder of pictures."""
-    inside = folder / "images" if (folder / "images").is_dir() else folder
-    return sorted(path for path in inside.iterdir() if path.suffix.lower() in PICTURE_SUFFIXES)
-
-
 def calibration_crops(model: Path, folders: list[Path], most: int, seed: int = 0) -> np.ndarray:
     """Up to `most` of the blobs (N, 3, S, S) the reader hands the classifier `model` while reading the
     pictures in `folders`, drawn at random."""
     recorder = RecordingClassifier(model)
     reader = DiceReader(default_detector(), recorder)
-    pictures = [path for folder in folders for path in pictures_in(folder)]
+    pictures = [path for folder in folders for path in list_images(folder)]
     if not pictures:
         raise SystemExit(f"no pictures in {', '.join(map(str, folders))}")
     for path in pictures:

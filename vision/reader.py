@@ -474,9 +474,10 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
         size = other.spot.size
         offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
         inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
-        overlaps = math.hypot(*offset) <= SIDE_FACE_NEAR * size and reads_a_value(other.opinion, AGREEMENT_MIN)
+        distance = math.hypot(*offset)
+        overlaps = distance <= SIDE_FACE_NEAR * size and reads_a_value(other.opinion, AGREEMENT_MIN)
         smaller = takes_alone(other.spot, other.opinion) and die.spot.size <= SIDE_FACE_SIZE * size
-        if not (overlaps or smaller) or math.hypot(*offset) > SIDE_FACE_REACH * size or math.hypot(*inward) < size:
+        if not (overlaps or smaller) or distance > SIDE_FACE_REACH * size or math.hypot(*inward) < size:
             return False
         turn = math.degrees(abs(math.atan2(offset[0] * inward[1] - offset[1] * inward[0],
                                            offset[0] * inward[0] + offset[1] * inward[1])))
