@@ -338,6 +338,20 @@ def test_a_smeared_die_loses_its_pips_but_keeps_its_colour(seed, value):
     assert detail(smeared) < 0.7 * detail(crop)
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), value=st.integers(1, 6))
+def test_a_glint_only_brightens_a_few_thin_strokes_of_the_face(seed, value):
+    image = tray()
+    box = draw_die(image, value, (160, 120), 40, 0, *COLOURS[1])
+    crop = crop_faces(image, [box])[0]
+    glinted = _training_tool().with_glint(crop, np.random.default_rng(seed))
+    assert glinted.shape == crop.shape and glinted.dtype == np.uint8
+    # nothing darkens but what was already whiter than a glint may be
+    assert (glinted.astype(np.int16) >= np.minimum(crop, 225) - 1).all()
+    brightened = (glinted.astype(np.int16) - crop).max(axis=2) > 10
+    assert 0 < np.count_nonzero(brightened) < 0.25 * CROP_SIZE**2
+
+
 def test_the_threshold_curve_lets_through_only_the_allowed_wrong_values():
     tool = _training_tool()
     confidence = np.array([0.99, 0.97, 0.9, 0.6, 0.95])

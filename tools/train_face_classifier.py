@@ -250,6 +250,28 @@ def with_speck(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.GaussianBlur(speck, (0, 0), rng.uniform(0.3, 1.0))
 
 
+def with_glint(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One to three thin bright arcs over a die's face: the light a glossy die's rounded edges and
+    polished face catch. Long and thin, unlike a pip: a glint across a shiny two was read as a three."""
+    fine = 4  # drawn four times finer, then shrunk: strokes under a pixel wide
+    side = CROP_SIZE * fine
+    layer = np.zeros((side, side), np.float32)
+    half_face = CROP_SIZE / CROP_MARGIN / 2 * fine
+    sixteenths = 16  # cv2.ellipse with shift=4 takes its centre and axes in sixteenths of a pixel
+    for _ in range(int(rng.integers(1, 4))):
+        centre = (side - 1) / 2 + rng.uniform(-0.35, 0.35, 2) * half_face
+        radius = rng.uniform(0.5, 1.1) * half_face
+        axes = (radius, radius * rng.uniform(0.3, 1.0))
+        start = rng.uniform(0, 360)
+        cv2.ellipse(layer, (int(centre[0] * sixteenths), int(centre[1] * sixteenths)),
+                    (int(axes[0] * sixteenths), int(axes[1] * sixteenths)),
+                    rng.uniform(0, 180), start, start + rng.uniform(40, 110), float(rng.uniform(0.5, 1.0)),
+                    int(rng.integers(3, 10)), cv2.LINE_AA, shift=4)
+    glint = cv2.resize(layer, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_AREA)[..., None]
+    white = rng.uniform(225, 255, 3).astype(np.float32)
+    return np.clip(crop * (1 - glint) + white * glint, 0, 255).astype(np.uint8)
+
+
 def photometric_jitter(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Colour, contrast, light, blur, noise and compression changes a real table would bring."""
     if rng.random() < 0.5:
@@ -289,11 +311,13 @@ def training_batch(
     die_weights: np.ndarray | None = None,
     smear_share: float = 0.0,
     speck_share: float = 0.0,
+    glint_share: float = 0.0,
 ):
     """`count` augmented crops, their labels, and the index of the die each face crop shows (-1 for a
     box off the dice or a smeared die). Dice are drawn in proportion to `die_weights` (uniformly
     without); `smear_share` of the face crops are smeared by motion and labelled "not a die face", and
-    `speck_share` of the boxes off the dice get a speck near their middle."""
+    `speck_share` of the boxes off the dice get a speck near their middle, and `glint_share` of the face
+    crops a glint."""
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     labels = np.empty(count, np.int64)
     shown = np.full(count, -1, np.int64)
@@ -315,6 +339,8 @@ def training_batch(
         crop = face_crops(image, [box])[0]
         if off_dice and rng.random() < speck_share:
             crop = with_speck(crop, rng)
+        if label != NOT_A_FACE and rng.random() < glint_share:
+            crop = with_glint(crop, rng)
         if label != NOT_A_FACE and rng.random() < smear_share:
             crop, label, shown[filled] = smeared(crop, rng), NOT_A_FACE, -1
         crops[filled] = photometric_jitter(crop, rng)
@@ -538,6 +564,7 @@ def train(args) -> None:
         crops, labels, shown = training_batch(
             training, args.samples_per_epoch, args.negative_share, rng,
             source_weights * (hard.weights() if args.hard_boost else 1.0), args.smear_share, args.speck_share,
+            args.glint_share,
         )
         data_seconds = time.perf_counter() - epoch_start
         blob, targets = torch.from_numpy(crops_to_blob(crops)), torch.from_numpy(labels)
@@ -714,6 +741,8 @@ def main(argv=None) -> None:
                               help="share of face crops smeared by motion and labelled 'not a die face'")
     train_parser.add_argument("--speck-share", type=float, default=0.3,
                               help="share of the boxes off the dice given a speck near their middle")
+    train_parser.add_argument("--glint-share", type=float, default=0.3,
+                              help="share of face crops given thin bright arcs, as a glossy die's edges catch light")
     train_parser.add_argument("--hard-boost", type=float, default=3.0,
                               help="most extra weight a die the network gets wrong is drawn with (0: none)")
     train_parser.add_argument("--slim-from", type=Path,
