@@ -320,14 +320,20 @@ def test_hard_dice_are_drawn_more_often_but_never_beyond_the_cap(losses, cap):
     assert all(weights[index] == weights[unseen[0]] for index in unseen)  # all counted as average
 
 
+def _drawn_die_augmented(augmentation: str, value: int, colours, seed: int):
+    """The crop of a drawn die, and the same crop through one of the trainer's augmentations."""
+    image = tray()
+    box = draw_die(image, value, (160, 120), 40, 0, *colours)
+    crop = crop_faces(image, [box])[0]
+    augmented = getattr(_training_tool(), augmentation)(crop, np.random.default_rng(seed))
+    assert augmented.shape == crop.shape and augmented.dtype == np.uint8
+    return crop, augmented
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), value=st.integers(1, 6))
 def test_a_smeared_die_loses_its_pips_but_keeps_its_colour(seed, value):
-    image = tray()
-    box = draw_die(image, value, (160, 120), 40, 0, *COLOURS[0])
-    crop = crop_faces(image, [box])[0]
-    smeared = _training_tool().smeared(crop, np.random.default_rng(seed))
-    assert smeared.shape == crop.shape and smeared.dtype == np.uint8
+    crop, smeared = _drawn_die_augmented("smeared", value, COLOURS[0], seed)
     assert abs(float(smeared.mean()) - float(crop.mean())) < 4.0
 
     def detail(c):
@@ -341,11 +347,7 @@ def test_a_smeared_die_loses_its_pips_but_keeps_its_colour(seed, value):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), value=st.integers(1, 6))
 def test_a_glint_only_brightens_a_few_thin_strokes_of_the_face(seed, value):
-    image = tray()
-    box = draw_die(image, value, (160, 120), 40, 0, *COLOURS[1])
-    crop = crop_faces(image, [box])[0]
-    glinted = _training_tool().with_glint(crop, np.random.default_rng(seed))
-    assert glinted.shape == crop.shape and glinted.dtype == np.uint8
+    crop, glinted = _drawn_die_augmented("with_glint", value, COLOURS[1], seed)
     # nothing darkens but what was already whiter than a glint may be
     assert (glinted.astype(np.int16) >= np.minimum(crop, 225) - 1).all()
     brightened = (glinted.astype(np.int16) - crop).max(axis=2) > 10
