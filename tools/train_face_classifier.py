@@ -236,6 +236,11 @@ def smeared(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.filter2D(crop, -1, turned / turned.sum(), borderType=cv2.BORDER_REPLICATE)
 
 
+# cv2.ellipse takes fractional centres and axes as integers in 1/2**ELLIPSE_SHIFT of a pixel.
+ELLIPSE_SHIFT = 4
+ELLIPSE_UNIT = 1 << ELLIPSE_SHIFT
+
+
 def with_speck(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A crumb, a fleck of dirt or a drop near the middle of a crop of bare tray: alone, with no die's
     outline round it, it is no one (byler-d6 photos with a speck of dust had it read as a one)."""
@@ -243,10 +248,10 @@ def with_speck(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     centre = (CROP_SIZE - 1) / 2 + rng.uniform(-0.15, 0.15, 2) * CROP_SIZE
     axes = rng.uniform(0.03, 0.12, 2) * CROP_SIZE
     colour = rng.integers(0, 256, 3) if rng.random() < 0.3 else np.full(3, rng.integers(0, 90))
-    scale = 16
-    cv2.ellipse(speck, (int(centre[0] * scale), int(centre[1] * scale)),
-                (max(int(axes[0] * scale), scale // 2), max(int(axes[1] * scale), scale // 2)),
-                rng.uniform(0, 180), 0, 360, tuple(int(c) for c in colour), -1, cv2.LINE_AA, shift=4)
+    unit = ELLIPSE_UNIT
+    cv2.ellipse(speck, (int(centre[0] * unit), int(centre[1] * unit)),
+                (max(int(axes[0] * unit), unit // 2), max(int(axes[1] * unit), unit // 2)),
+                rng.uniform(0, 180), 0, 360, tuple(int(c) for c in colour), -1, cv2.LINE_AA, shift=ELLIPSE_SHIFT)
     return cv2.GaussianBlur(speck, (0, 0), rng.uniform(0.3, 1.0))
 
 
@@ -257,16 +262,15 @@ def with_glint(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     side = CROP_SIZE * fine
     layer = np.zeros((side, side), np.float32)
     half_face = CROP_SIZE / CROP_MARGIN / 2 * fine
-    sixteenths = 16  # cv2.ellipse with shift=4 takes its centre and axes in sixteenths of a pixel
+    unit = ELLIPSE_UNIT
     for _ in range(int(rng.integers(1, 4))):
         centre = (side - 1) / 2 + rng.uniform(-0.35, 0.35, 2) * half_face
         radius = rng.uniform(0.5, 1.1) * half_face
         axes = (radius, radius * rng.uniform(0.3, 1.0))
         start = rng.uniform(0, 360)
-        cv2.ellipse(layer, (int(centre[0] * sixteenths), int(centre[1] * sixteenths)),
-                    (int(axes[0] * sixteenths), int(axes[1] * sixteenths)),
+        cv2.ellipse(layer, (int(centre[0] * unit), int(centre[1] * unit)), (int(axes[0] * unit), int(axes[1] * unit)),
                     rng.uniform(0, 180), start, start + rng.uniform(40, 110), float(rng.uniform(0.5, 1.0)),
-                    int(rng.integers(3, 10)), cv2.LINE_AA, shift=4)
+                    int(rng.integers(3, 10)), cv2.LINE_AA, shift=ELLIPSE_SHIFT)
     glint = cv2.resize(layer, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_AREA)[..., None]
     white = rng.uniform(225, 255, 3).astype(np.float32)
     return np.clip(crop * (1 - glint) + white * glint, 0, 255).astype(np.uint8)
