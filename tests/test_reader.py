@@ -567,6 +567,21 @@ def test_a_face_outline_the_detector_sizes_differently_is_read_too(detected_size
     assert read_size[0] <= reading.dice[0].size <= read_size[1]
 
 
+def test_two_squares_of_a_face_read_surely_as_different_values_leave_it_to_the_whole_die():
+    """The outline (70 px, too large for the detector's 50) is read as a six at 0.95, the detector's
+    square as a five at 0.9: neither is taken for being a little surer; the square round the whole die
+    reads the five."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    draw_die(image, 5, (400, 300), 70, 20.0, (235, 235, 235), (20, 20, 20))
+    detector = _FakeDetector([Detection(400, 300, 50, 0.9)])
+    classifier = _ReadingBySize(60, (6, 0.95), (5, 0.9))
+    reading = reader.DiceReader(detector, classifier).read(image)
+    assert [die.value for die in reading.dice] == [5] and reading.status == "ok"
+
+
 LARGE_DICE_CENTRES = [(230, 260), (640, 250), (1050, 270), (430, 700), (850, 690)]
 
 

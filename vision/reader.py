@@ -579,7 +579,11 @@ class DiceReader:
         Where two squares read different values, both are read again in their views and the surer
         kept: an outline taking in a die's shadow and its neighbour read a five as a six at 0.88 at
         first sight, 0.49 in its views, while the detector's square read the five at 0.89 there
-        (renders n4 094265). `first`: the squares' first-sight opinions, when already read."""
+        (renders n4 094265). Where both still read their different values as surely as the reader takes
+        one alone, neither is taken: the face is left unread here, to be read in the detector's square
+        round the whole die (read_in_detector_squares). An outline twice a white die's size on a grey
+        floor took in its side face's pips, a six at 0.916 against the detector's square's five at
+        0.914 (renders f5 095457). `first`: the squares' first-sight opinions, when already read."""
         if self.classifier is None:
             return [FoundDie(spot, squares[0], None, squares[0] == outline, blob)
                     for spot, (squares, outline, blob) in zip(spots, candidates)]
@@ -598,7 +602,10 @@ class DiceReader:
         for index in doubtful:
             found[index] = replace(found[index], opinion=next(again))
         for index in disputed:
-            box, opinion = surest(candidates[index].squares, [next(again) for _ in candidates[index].squares])
+            in_views = [next(again) for _ in candidates[index].squares]
+            box, opinion = surest(candidates[index].squares, in_views)
+            if len({read.value for read in in_views if reads_a_value(read, CLASSIFIER_ALONE)}) > 1:
+                opinion = Opinion(None, 0.0)
             found[index] = replace(found[index], box=box, opinion=opinion, outlined=box == candidates[index].outline)
         return found
 
