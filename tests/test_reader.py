@@ -567,6 +567,24 @@ def test_a_face_outline_the_detector_sizes_differently_is_read_too(detected_size
     assert read_size[0] <= reading.dice[0].size <= read_size[1]
 
 
+@pytest.mark.parametrize("faint_size, said", [
+    (40, ("something at (950, 300) may be a die",)),  # half the size of the dice found surely: a part of one
+    (70, ()),  # nearly their size: a die found faintly, read as surely as such a one is taken
+])
+def test_a_faint_find_much_smaller_than_the_frames_dice_gets_no_value(faint_size, said):
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    for x in (200, 450, 700):
+        draw_die(image, 2, (x, 300), 80, 10.0, (235, 235, 235), (20, 20, 20))
+    draw_die(image, 2, (950, 300), faint_size, 10.0, (235, 235, 235), (20, 20, 20))
+    spots = [Detection(x, 300, 80, 0.9) for x in (200, 450, 700)] + [Detection(950, 300, faint_size, 0.4)]
+    reading = reader.DiceReader(_FakeDetector(spots), _FakeClassifier((2, 0.95))).read(image)
+    assert len(reading.dice) == 4 - len(said) and all(die.value == 2 for die in reading.dice)
+    assert reading.problems == said
+
+
 def test_two_squares_of_a_face_read_surely_as_different_values_leave_it_to_the_whole_die():
     """The outline (70 px, too large for the detector's 50) is read as a six at 0.95, the detector's
     square as a five at 0.9: neither is taken for being a little surer; the square round the whole die

@@ -135,6 +135,8 @@ MIN_TYPICAL = 3
 # pip count read one value on it, and it is of the size of the frame's dice found surely (this share of
 # their median, from MIN_TYPICAL of them): photo noise and specks, which the classifier reads as twos
 # surely, are a few pixels across. Nothing is said of one not taken: most dim finds are no dice.
+# A die found faintly (below SURE) and smaller than that share is given no value either: it is part of
+# a face (two of a red three's pips on a red tray, renders c4 096726) or a side face; it may be a die.
 DICE_SIZED = (0.65, 1.5)
 
 
@@ -186,6 +188,18 @@ def typical_side(found: list[FoundDie]) -> float | None:
     fewer than MIN_TYPICAL are."""
     sides = [die.box.size[0] for die in found if die.spot.score >= SURE]
     return float(np.median(sides)) if len(sides) >= MIN_TYPICAL else None
+
+
+def typical_found_size(found: list[FoundDie]) -> float | None:
+    """The detector's size of the frame's typical die: the median of the dice found surely; None when
+    fewer than MIN_TYPICAL are."""
+    sizes = [die.spot.size for die in found if die.spot.score >= SURE]
+    return float(np.median(sizes)) if len(sizes) >= MIN_TYPICAL else None
+
+
+def smaller_than_the_dice(spot: Detection, typical_size: float | None) -> bool:
+    """Whether a find is much smaller than the frame's typical die (DICE_SIZED), when there is one."""
+    return typical_size is not None and spot.size < DICE_SIZED[0] * typical_size
 
 
 def taken_alone_from(die: FoundDie, typical: float | None) -> float:
@@ -544,10 +558,9 @@ class DiceReader:
     def read_dim(self, frame: np.ndarray, dim: list[Detection], found: list[FoundDie]) -> list[FoundDie]:
         """Stage 5 for the dice seen only dimly: those of the frame's dice's size, on no die's face, where
         the classifier and the pip count read one value (never the classifier alone)."""
-        sizes = [die.spot.size for die in found if die.spot.score >= SURE]
-        if self.classifier is None or not dim or len(sizes) < MIN_TYPICAL:
+        typical = typical_found_size(found)
+        if self.classifier is None or not dim or typical is None:
             return []
-        typical = float(np.median(sizes))
         spots = [spot for spot in dim if DICE_SIZED[0] <= spot.size / typical <= DICE_SIZED[1]
                  and not any(on_face(die.box, spot.x, spot.y) for die in found)]
         candidates = [face_boxes(frame, spot) for spot in spots]
@@ -612,11 +625,12 @@ class DiceReader:
     def judge(self, frame: np.ndarray, found: list[FoundDie], scale: float = 1.0, tray: Tray | None = None) -> Reading:
         """Stage 6: each die's value, where the classifier is sure (surer for an outline far wider than
         the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
-        has nothing to lean on), none on bare floor, and a problem for each die left unread;
+        has nothing to lean on), none on bare floor nor for a faint find much smaller than the frame's
+        dice, and a problem for each die left unread;
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
-        typical = typical_side(found)
+        typical, typical_size = typical_side(found), typical_found_size(found)
         for index, die in enumerate(found):
             spot, box, opinion = die.spot, die.box, die.opinion
             x, y, side = spot.x / scale, spot.y / scale, box.size[0] / scale
@@ -632,6 +646,8 @@ class DiceReader:
                 value, confidence, pips_seen = None, 0.0, 0
             else:
                 (value, confidence), pips_seen = read_with_pips(frame, spot, box, opinion, alone)
+            if spot.score < SURE and smaller_than_the_dice(spot, typical_size):
+                value, confidence = None, 0.0
             if value is not None and is_bare_floor(die.blob):
                 continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
