@@ -585,6 +585,23 @@ def test_a_faint_find_much_smaller_than_the_frames_dice_gets_no_value(faint_size
     assert reading.problems == said
 
 
+def test_a_value_read_in_the_detectors_square_is_not_held_to_an_outline_far_wider_than_the_dice():
+    """The outline took in the floor round a white die (twice the frame's dice) and reads no face there;
+    the detector's square reads the five at 0.84: short of the 0.85 such an outline needs, enough for a
+    square sized from the die itself."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    typical = [reader.FoundDie(Detection(x, 200, 60, 0.9), FaceBox((x, 200), (50, 50), 0.0), Opinion(2, 0.95), True)
+               for x in (200, 450, 700)]
+    wide = reader.FoundDie(Detection(950, 500, 60, 0.9), FaceBox((950, 500), (100, 100), 0.0), Opinion(None, 0.6), True)
+    found = reader.read_in_detector_squares(image, typical + [wide], _FakeClassifier((None, 0.6), again=(5, 0.84)))
+    reading = reader.DiceReader(_FakeDetector([]), _FakeClassifier((None, 0.6))).judge(image, found)
+    assert sorted(die.value for die in reading.dice) == [2, 2, 2, 5] and reading.status == "ok"
+
+
 def test_two_squares_of_a_face_read_surely_as_different_values_leave_it_to_the_whole_die():
     """The outline (70 px, too large for the detector's 50) is read as a six at 0.95, the detector's
     square as a five at 0.9: neither is taken for being a little surer; the square round the whole die

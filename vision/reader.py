@@ -126,8 +126,9 @@ SIDE_FACE_NEAR = 0.55
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
 # darkened sample). Its value is taken alone only from OVERSIZED_ALONE, below that where the pip count
-# agrees. The detector's squares are not judged so: sized from the whole die, they run wider than
-# outlines, and such a rule on them lost five right readings over the sources for the same two gained.
+# agrees; a value read in the detector's square instead is not held to it. The detector's squares are
+# not judged so: sized from the whole die, they run wider than outlines, and such a rule on them lost
+# five right readings over the sources for the same two gained.
 OVERSIZED = 1.25
 OVERSIZED_ALONE = 0.85
 MIN_TYPICAL = 3
@@ -390,7 +391,8 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
                 and min(confidence, first.confidence) >= SQUARES_AGREE_MIN):
             confidence = agreed(confidence, first.confidence)
         if value is not None and confidence > dice[index].confidence:
-            dice[index] = replace(dice[index], opinion=Opinion(value, confidence))
+            # Read in the detector's square, the value owes nothing to an outline far wider than the dice.
+            dice[index] = replace(dice[index], opinion=Opinion(value, confidence), outlined=False)
     still_doubtful = [index for index in likely if not takes_alone(dice[index].spot, dice[index].opinion)]
     dice = read_in_other_squares(frame, dice, still_doubtful,
                                  [moved_outward(frame, dice[index].box) for index in still_doubtful], classifier)
