@@ -649,7 +649,7 @@ class DiceReader:
             else:
                 (value, confidence), pips_seen = read_with_pips(frame, spot, box, opinion, alone)
             if spot.score < SURE and smaller_than_the_dice(spot, typical_size):
-                value, confidence = None, 0.0
+                value, confidence = None, 0.0  # part of a face or a side face (DICE_SIZED): it may be a die
             if value is not None and is_bare_floor(die.blob):
                 continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
