@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import NamedTuple
@@ -184,18 +185,20 @@ def alone_from(spot: Detection) -> float:
     return CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
 
 
+def _typical(found: list[FoundDie], measure: Callable[[FoundDie], float]) -> float | None:
+    """The median of `measure` over the dice found surely; None when fewer than MIN_TYPICAL are."""
+    values = [measure(die) for die in found if die.spot.score >= SURE]
+    return float(np.median(values)) if len(values) >= MIN_TYPICAL else None
+
+
 def typical_side(found: list[FoundDie]) -> float | None:
-    """The side of the frame's typical die: the median face side of the dice found surely; None when
-    fewer than MIN_TYPICAL are."""
-    sides = [die.box.size[0] for die in found if die.spot.score >= SURE]
-    return float(np.median(sides)) if len(sides) >= MIN_TYPICAL else None
+    """The side of the frame's typical die: the median face side of the dice found surely."""
+    return _typical(found, lambda die: die.box.size[0])
 
 
 def typical_found_size(found: list[FoundDie]) -> float | None:
-    """The detector's size of the frame's typical die: the median of the dice found surely; None when
-    fewer than MIN_TYPICAL are."""
-    sizes = [die.spot.size for die in found if die.spot.score >= SURE]
-    return float(np.median(sizes)) if len(sizes) >= MIN_TYPICAL else None
+    """The detector's size of the frame's typical die: the median of the dice found surely."""
+    return _typical(found, lambda die: die.spot.size)
 
 
 def smaller_than_the_dice(spot: Detection, typical_size: float | None) -> bool:
