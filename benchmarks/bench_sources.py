@@ -26,6 +26,8 @@ and the rest; a source whose photos are all steep phone shots (STEEP) has its fe
   dice read are matched to the labelled ones one to one, nearest first, as for per-die), and
   where it fires anywhere else (false): away from every labelled die, or beside one read anyway (its
   shadow, its side face found again). The real sources hold no hand, so any such alarm is a false one.
+  Its precision: of every alarm of that kind raised (a photo may raise several), the share on a
+  labelled die left without a value: how often the tap it asks of a player is worth it.
 Known gaps in the labels (NOTICE.md of each source): epanemu-d6 leaves some small translucent dice
 unlabelled, so a few of its "false" alarms may be true.
 """
@@ -86,8 +88,12 @@ class Tally:
     called_unsure: int = 0
     dice: int = 0
     dice_right: int = 0
+    # Photos where an alarm kind fires falsely, and where it fires on a die left unread.
     false_alarm: collections.Counter = field(default_factory=collections.Counter)
     on_a_die: collections.Counter = field(default_factory=collections.Counter)
+    # Every alarm raised, and those of them on a die left unread: each is a tap asked of the player.
+    raised: collections.Counter = field(default_factory=collections.Counter)
+    raised_true: collections.Counter = field(default_factory=collections.Counter)
 
     def add(self, reading: Reading, label: LabelledImage, width: int, height: int) -> None:
         result = score(reading, label, width, height)
@@ -108,6 +114,18 @@ class Tally:
         on_a_die = [_on_a_die(p.where, unread) for p in reading.problems]
         self.false_alarm.update({p.kind for p, true in zip(reading.problems, on_a_die) if not true})
         self.on_a_die.update({p.kind for p, true in zip(reading.problems, on_a_die) if true})
+        self.raised.update(p.kind for p in reading.problems)
+        self.raised_true.update(p.kind for p, true in zip(reading.problems, on_a_die) if true)
+
+    def precision(self, kind: ProblemKind) -> float | None:
+        """The share of the alarms of `kind` raised that lie on a die left unread; None if none was."""
+        return self.raised_true[kind] / self.raised[kind] if self.raised[kind] else None
+
+    def _alarm_figures(self, kind: ProblemKind) -> str:
+        precision = self.precision(kind)
+        raised = "none raised" if precision is None else f"precision {precision:.1%} of {self.raised[kind]}"
+        return (f"{kind.value} {self.false_alarm[kind] / self.photos:6.1%} false, "
+                f"{self.on_a_die[kind] / self.photos:6.1%} on a die, {raised}")
 
     def line(self, name: str) -> str:
         if not self.photos:
@@ -115,8 +133,7 @@ class Tally:
         share = lambda count: f"{count / self.photos:6.1%}"  # noqa: E731
         doubtful = (f"; labelled unsure {self.labelled_unsure}, called unsure {self.called_unsure}"
                     if self.labelled_unsure else "")
-        alarms = "  ".join(f"{kind.value} {share(self.false_alarm[kind])} false, {share(self.on_a_die[kind])} on a die"
-                           for kind in ALARMS)
+        alarms = "  ".join(self._alarm_figures(kind) for kind in ALARMS)
         return (f"  {name:24s} {self.photos:4d} photos {self.dice:5d} dice  exact {share(self.exact)}  "
                 f"per-die {self.dice_right / max(self.dice, 1):6.1%}  silent-wrong {share(self.silent_wrong)} "
                 f"({self.silent_wrong}), five taken wrong {share(self.accepted_wrong)} ({self.accepted_wrong})  "

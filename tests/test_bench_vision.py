@@ -126,6 +126,30 @@ def test_the_source_bench_counts_an_alarm_on_a_die_leaning_on_one_read_as_true()
     assert tally.on_a_die == {ProblemKind.UNREADABLE: 1} and tally.false_alarm == {}
 
 
+def test_the_source_bench_gives_each_alarms_precision_over_every_alarm_raised():
+    """Precision is per alarm, the tap a player is asked for: of the alarms of a kind raised, the share on
+    a labelled die left without a value. A photo with one true and one false alarm counts both."""
+    from bench_sources import Tally
+
+    from vision.labelled import LabelledDie, LabelledImage
+    from vision.reading import Die, Problem, ProblemKind, Reading
+
+    label = LabelledImage(Path("x.jpg"), (3, 5), "ok", (LabelledDie(3, 0.25, 0.5, 0.1, 0.1),
+                                                        LabelledDie(5, 0.75, 0.5, 0.1, 0.1)))
+    on_the_three = Problem("the die at (100, 200) could not be read", ProblemKind.UNREADABLE, where=(100, 200))
+    on_bare_floor = Problem("the die at (200, 50) could not be read", ProblemKind.UNREADABLE, where=(200, 50))
+    five_read = Die(5, 300, 200, 40, 0, 0.9)
+    tally = Tally()
+    tally.add(Reading((Die(None, 100, 200, 40, 0, 0.0), Die(None, 200, 50, 40, 0, 0.0), five_read), "unsure",
+                      (on_the_three, on_bare_floor)), label, 400, 400)
+    tally.add(Reading((Die(None, 100, 200, 40, 0, 0.0), five_read), "unsure", (on_the_three,)), label, 400, 400)
+    tally.add(Reading((Die(3, 100, 200, 40, 0, 0.9), five_read), "ok"), label, 400, 400)
+    assert tally.precision(ProblemKind.UNREADABLE) == pytest.approx(2 / 3)
+    assert tally.precision(ProblemKind.MAYBE_DIE) is None  # never raised: no figure, not 0 or 100 %
+    assert "unreadable  33.3% false,  66.7% on a die, precision 66.7% of 3" in tally.line("all")
+    assert "maybe_die   0.0% false,   0.0% on a die, none raised" in tally.line("all")
+
+
 def test_the_source_bench_counts_a_wrong_roll_the_table_would_take_apart_from_a_die_missed():
     from bench_sources import Tally
 
