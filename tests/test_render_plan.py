@@ -205,6 +205,19 @@ def test_marbled_dice_come_only_when_asked_for_so_batches_rendered_before_stay_a
         assert not truth(scene, "a.jpg")["conditions"]["marbled"]
 
 
+def test_a_felt_tray_from_above_is_a_phone_held_straight_over_a_round_felt_tray_of_white_dice():
+    """Pictures like a player's phone photo into a round felt dice tray: white dice with coloured pips,
+    the camera within 5 degrees of straight down, in focus, held still, in a lit room."""
+    scenes = [plan_scene(seed, (2304, 1296), only="felt tray from above") for seed in range(16)]
+    for scene in scenes:
+        assert scene.tray.shape == "round" and scene.tray_material == "felt" and scene.tilt <= 5
+        assert all(die.look.colour == "white" and not die.cocked for die in scene.dice)
+        assert scene.lens.motion_blur[0] == 0 and scene.lens.fstop == 8.0
+        assert scene.lighting not in ("dim room", "low hard light") and not scene.hand
+    assert len({die.look.pip_colour for scene in scenes for die in scene.dice}) >= 3
+    assert len({scene.tray_colour for scene in scenes}) >= 3  # felt of any colour, not one tray's
+
+
 def _laptop_points(extra) -> np.ndarray:
     """Points spread over a laptop's top, on the desk's plane (world millimetres)."""
     (x, y, _), (yaw, _, _) = extra.points

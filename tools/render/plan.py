@@ -437,12 +437,15 @@ def _cross(u: np.ndarray, v: np.ndarray) -> float:
 SINGLE_CONDITIONS = ("plain", "wood tray", "hard shadow", "translucent dice", "touching dice", "tilt > 5 deg",
                      "cocked dice")
 # Asked for by name only (not in --conditions' turn, so every batch rendered before stays as it was).
-OTHER_CONDITIONS = ("marbled dice", "no tray")
+OTHER_CONDITIONS = ("marbled dice", "no tray", "felt tray from above")
 # "no tray": dice thrown on a bare desk, as a webcam over a desk sees them: no walls, the desk anywhere
 # the camera looks, and a laptop's edge or a cable in the picture beside the dice.
 DESK = Tray("rect", (900.0, 700.0), 0.0, 0.0)
 LAPTOP_MM = (330.0, 230.0, 18.0)
 LAPTOP_COLOURS = ((0.02, 0.02, 0.022), (0.45, 0.45, 0.47), (0.20, 0.20, 0.21))
+# "felt tray from above": a player's phone photo into a round felt dice tray: white dice with coloured
+# pips, the camera within 5 degrees of straight down, in focus and held still, in a lit room.
+FROM_ABOVE = "felt tray from above"
 ONLY_CONDITIONS = SINGLE_CONDITIONS + OTHER_CONDITIONS  # what `only` may name
 
 
@@ -463,7 +466,11 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
         tray = Tray("round", (diameter, diameter), float(rng.uniform(15, 35)), float(rng.uniform(8, 20)))
     if only == "no tray":
         tray = DESK
+    elif only == FROM_ABOVE and tray.shape != "round":
+        tray = Tray("round", (tray.size[0], tray.size[0]), tray.wall_height, tray.wall_thickness)
     materials = [m for m in TRAY_MATERIALS if only is None or m.endswith("wood") == (only == "wood tray")]
+    if only == FROM_ABOVE:
+        materials = ["felt"]
     tray_material = _pick(rng, materials)
     table_material = _pick(rng, list(TABLE_MATERIALS))
     tilts = None if only is None else (5.0, 20.0) if only == "tilt > 5 deg" else (0.0, 5.0)
@@ -478,6 +485,8 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
     same_look = rng.random() < 0.5
     if only == "marbled dice":
         colours = tuple(MARBLED_DICE)
+    elif only == FROM_ABOVE:
+        colours = ("white",)
     else:
         colours = tuple(c for c in DIE_COLOURS if only is None or (c == "translucent") == (only == "translucent dice"))
     shared_look = die_look(rng, base_size, colours=colours)
@@ -502,17 +511,18 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
     if only is None:
         lighting = _pick(rng, LIGHTINGS)
     else:
-        lighting = "low hard light" if only == "hard shadow" else _pick(rng, [k for k in LIGHTINGS
-                                                                             if k != "low hard light"])
+        unlit = ("low hard light", "dim room") if only == FROM_ABOVE else ("low hard light",)
+        lighting = "low hard light" if only == "hard shadow" else _pick(rng, [k for k in LIGHTINGS if k not in unlit])
     lights, ambient = _lights(rng, lighting, camera)
     hand = _hand(rng, camera, dice) if rng.random() < 0.08 and only is None else ()
     target = np.linalg.norm(camera.position - np.array([*floor_view(camera, 0.0, 0.0).mean(axis=0), 0.0]))
-    defocus = rng.random() < 0.3
+    defocus = rng.random() < 0.3 and only != FROM_ABOVE
     lens = Lens(
         focal_px=camera.focal, fstop=2.0 if defocus else 8.0,
         focus_mm=float(target * (rng.uniform(0.45, 0.8) if defocus else 1.0)),
         # camera shake turns the camera by an angle, so its length in pixels grows with the frame's width
-        motion_blur=(float(rng.uniform(1.5, 6)) * width / SIZE[0] if rng.random() < 0.2 else 0.0,
+        motion_blur=(float(rng.uniform(1.5, 6)) * width / SIZE[0] if rng.random() < 0.2 and only != FROM_ABOVE
+                     else 0.0,
                      float(rng.uniform(0, 180))),
         exposure=float(rng.uniform(-1.3, -0.4) if lighting == "dim room" else rng.uniform(-0.4, 0.4)),
         gain=float(rng.uniform(4, 8) if lighting == "dim room" else rng.uniform(1, 2.5)),
