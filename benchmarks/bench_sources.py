@@ -121,16 +121,19 @@ class Tally:
         """The share of the alarms of `kind` raised that lie on a die left unread; None if none was."""
         return self.raised_true[kind] / self.raised[kind] if self.raised[kind] else None
 
+    def _share(self, count: int) -> str:
+        return f"{count / self.photos:6.1%}"
+
     def _alarm_figures(self, kind: ProblemKind) -> str:
         precision = self.precision(kind)
         raised = "none raised" if precision is None else f"precision {precision:.1%} of {self.raised[kind]}"
-        return (f"{kind.value} {self.false_alarm[kind] / self.photos:6.1%} false, "
-                f"{self.on_a_die[kind] / self.photos:6.1%} on a die, {raised}")
+        return (f"{kind.value} {self._share(self.false_alarm[kind])} false, "
+                f"{self._share(self.on_a_die[kind])} on a die, {raised}")
 
     def line(self, name: str) -> str:
         if not self.photos:
             return f"  {name:24s} no photos"
-        share = lambda count: f"{count / self.photos:6.1%}"  # noqa: E731
+        share = self._share
         doubtful = (f"; labelled unsure {self.labelled_unsure}, called unsure {self.called_unsure}"
                     if self.labelled_unsure else "")
         alarms = "  ".join(self._alarm_figures(kind) for kind in ALARMS)
