@@ -468,9 +468,8 @@ def plan_scene(seed: int, size: tuple[int, int] = SIZE, only: str | None = None)
         tray = DESK
     elif only == FROM_ABOVE and tray.shape != "round":
         tray = Tray("round", (tray.size[0], tray.size[0]), tray.wall_height, tray.wall_thickness)
-    materials = [m for m in TRAY_MATERIALS if only is None or m.endswith("wood") == (only == "wood tray")]
-    if only == FROM_ABOVE:
-        materials = ["felt"]
+    materials = (["felt"] if only == FROM_ABOVE else
+                 [m for m in TRAY_MATERIALS if only is None or m.endswith("wood") == (only == "wood tray")])
     tray_material = _pick(rng, materials)
     table_material = _pick(rng, list(TABLE_MATERIALS))
     tilts = None if only is None else (5.0, 20.0) if only == "tilt > 5 deg" else (0.0, 5.0)
