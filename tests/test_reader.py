@@ -1249,3 +1249,72 @@ def test_where_two_squares_of_a_die_read_different_values_both_are_read_again_in
     reading = reader.DiceReader(_FakeDetector([Detection(400, 300, 44, 0.9)]), classifier).read(image)
     assert [die.value for die in reading.dice] == [5]
     assert reading.problems == ()
+
+
+def _die_beside_its_side_face(value, side_value, towards_centre, side=70, centre=(1150, 480)):
+    """A white die near the right edge of a green tray, and one side face of its colour showing: on
+    its left, between it and the frame's centre, as a camera above sees a flat die there; or above
+    it, which no flat die there shows."""
+    image = tray(seed=1)
+    draw_die(image, value, centre, side, 0.0)
+    depth = side / 2
+    x, y = centre
+    if towards_centre:
+        middle, size = (x - side / 2 - depth / 2, y), (depth, side)
+    else:
+        middle, size = (x, y - side / 2 - depth / 2), (side, depth)
+    cv2.fillPoly(image, [np.int32(cv2.boxPoints((middle, size, 0)))], (232, 232, 232))
+    for u, v in pip_offsets(side_value):
+        pip = (round(middle[0] + u * size[0]), round(middle[1] + v * size[1]))
+        cv2.ellipse(image, pip, (max(2, round(0.09 * size[0])), max(2, round(0.09 * size[1]))), 0, 0, 360,
+                    (20, 20, 20), -1)
+    return image
+
+
+@given(st.floats(0, 180), st.floats(1.55, 1.9), st.floats(16, 40))
+def test_an_outline_of_a_face_and_its_side_face_ends_in_two_squares_of_its_width(angle, length, width):
+    from vision.pips import end_squares, look_round
+
+    image = tray(seed=None)
+    middle, long = (320.0, 240.0), length * width
+    cv2.fillPoly(image, [np.round(cv2.boxPoints((middle, (long, width), angle)) * 16).astype(np.int32)],
+                 (235, 235, 235), cv2.LINE_AA, shift=4)
+    ends = end_squares(look_round(image, (middle, (long, long), 0.0)))
+    assert len(ends) == 2
+    along = (math.cos(math.radians(angle)), math.sin(math.radians(angle)))
+    reach = (long - width) / 2
+    for end, sign in zip(sorted(ends, key=lambda end: end.centre[0] * along[0] + end.centre[1] * along[1]), (-1, 1)):
+        assert abs(end.size[0] - width) < 0.15 * width
+        expected = (middle[0] + sign * reach * along[0], middle[1] + sign * reach * along[1])
+        assert math.dist(end.centre, expected) < 0.15 * width
+
+
+@pytest.mark.parametrize("length", [1.0, 1.2, 2.4])
+def test_a_square_face_or_a_long_bar_has_no_end_squares(length):
+    from vision.pips import end_squares, look_round
+
+    image = tray(seed=None)
+    cv2.fillPoly(image, [np.int32(cv2.boxPoints(((320, 240), (30 * length, 30), 20.0)))], (235, 235, 235))
+    assert end_squares(look_round(image, ((320, 240), (30 * length, 30 * length), 0.0))) == []
+
+
+@pytest.mark.parametrize("towards_centre", [True, False])
+def test_only_a_side_face_turned_to_the_frames_centre_gives_the_top_face_its_outer_end(towards_centre):
+    from vision.die_detector import Detection
+    from vision.pips import look_round
+    from vision.reader import outer_end
+
+    image = _die_beside_its_side_face(6, 2, towards_centre)
+    spot = Detection(1150 - 17.5, 480, 105, 0.9) if towards_centre else Detection(1150, 480 - 17.5, 105, 0.9)
+    top_face = outer_end(image, spot, look_round(image, spot.box))
+    if towards_centre:
+        assert top_face is not None
+        assert math.dist(top_face.centre, (1150, 480)) < 6 and abs(top_face.size[0] - 70) < 7
+    else:
+        assert top_face is None
+
+
+@pytest.mark.parametrize("value, side_value", [(1, 4), (2, 5), (3, 6), (5, 3), (6, 2)])
+def test_a_die_showing_its_side_face_near_the_frames_edge_is_read_on_its_top_face(value, side_value):
+    reading = vision.read_dice(_die_beside_its_side_face(value, side_value, towards_centre=True))
+    assert (reading.status, reading.values) == ("ok", [value]), reading.problems

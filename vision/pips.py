@@ -8,6 +8,7 @@ up, and the pip count as a second opinion where the learned classifier is not su
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -162,20 +163,56 @@ def look_round(frame: np.ndarray, box) -> Blob | None:
     return Blob(max(contours, key=cv2.contourArea), window, lab, scale, left, top, seen)
 
 
+# A face's outline is a square, no longer than FACE_ASPECT times its width (the colour cut leaves it
+# ragged); an outline up to TOP_AND_SIDE_ASPECT times as long as wide is a face with a side face of
+# the die's colour beside it (end_squares).
+FACE_ASPECT = 1.35
+TOP_AND_SIDE_ASPECT = 2.0
+
+
+def _filled_rectangle(blob: Blob) -> tuple[tuple[float, float], tuple[float, float], float] | None:
+    """The outline's least rectangle (window pixels), where the outline fills it and it is not tiny."""
+    (fx, fy), (fw, fh), angle = cv2.minAreaRect(blob.outline)
+    if min(fw, fh) < 0.2 * BLOB_PX:
+        return None
+    if cv2.contourArea(blob.outline) < SQUARE_FILL * fw * fh:
+        return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
+    return (fx, fy), (fw, fh), angle
+
+
+def _in_frame(blob: Blob, x: float, y: float) -> tuple[float, float]:
+    """A point of the blob's window in frame pixels (+0.5: resize maps pixel centres, not corners)."""
+    return (x + 0.5) * blob.scale - 0.5 + blob.left, (y + 0.5) * blob.scale - 0.5 + blob.top
+
+
 def refine_box(blob: Blob | None) -> FaceBox | None:
     """The top face's own rectangle, from the region of one colour round a detected die (look_round: the
     die's box may include a side face, a shadow or the edge of a neighbour); None when no square face
     shows there."""
-    if blob is None:
+    rectangle = None if blob is None else _filled_rectangle(blob)
+    if blob is None or rectangle is None:
         return None
-    contour, k, left, top = blob.outline, blob.scale, blob.left, blob.top
-    (fx, fy), (fw, fh), angle = cv2.minAreaRect(contour)
-    if min(fw, fh) < 0.2 * BLOB_PX or max(fw, fh) > 1.35 * min(fw, fh):
+    (fx, fy), (fw, fh), angle = rectangle
+    if max(fw, fh) > FACE_ASPECT * min(fw, fh):
         return None
-    if cv2.contourArea(contour) < SQUARE_FILL * fw * fh:
-        return None  # round (a screw head, a coin, a pip) or ragged: a die's face fills its square
-    # +0.5 pixel centres: resize maps pixel centres, not corners
-    return FaceBox(((fx + 0.5) * k - 0.5 + left, (fy + 0.5) * k - 0.5 + top), (fw * k, fh * k), angle)
+    return FaceBox(_in_frame(blob, fx, fy), (fw * blob.scale, fh * blob.scale), angle)
+
+
+def end_squares(blob: Blob | None) -> list[FaceBox]:
+    """The two squares at the ends of an outline too long for one face (up to TOP_AND_SIDE_ASPECT):
+    a top face and a side face of the die's colour, one of them the top face; none for any other."""
+    rectangle = None if blob is None else _filled_rectangle(blob)
+    if blob is None or rectangle is None:
+        return []
+    (fx, fy), (fw, fh), angle = rectangle
+    short, long = min(fw, fh), max(fw, fh)
+    if not FACE_ASPECT * short < long <= TOP_AND_SIDE_ASPECT * short:
+        return []
+    along = math.radians(angle if fw >= fh else angle + 90.0)
+    reach = (long - short) / 2
+    side = short * blob.scale
+    return [FaceBox(_in_frame(blob, fx + sign * reach * math.cos(along), fy + sign * reach * math.sin(along)),
+                    (side, side), angle) for sign in (-1, 1)]
 
 
 # A lamp's glare on a glossy floor is blown out: at least GLARE_BLOWN_SHARE of it has every channel

@@ -53,6 +53,7 @@ from .pips import (
     FACE_PX,
     Blob,
     FaceRead,
+    end_squares,
     is_bare_floor,
     is_floor_in_shade,
     is_no_die,
@@ -140,6 +141,11 @@ MIN_TYPICAL = 3
 # A die found faintly (below SURE) and smaller than that share is given no value either: it is part of
 # a face (two of a red three's pips on a red tray, renders c4 096726) or a side face; it may be a die.
 DICE_SIZED = (0.65, 1.5)
+# An outline of a face and one side face (vision.pips.end_squares) whose long axis lies within END_TURN
+# degrees of the line from the frame's centre is read at its outer end too: a flat die off the centre
+# shows the side face turned to the camera there. A die cocked on another shows its side face any way
+# round: on renders, flat dice so outlined lay 5 to 22 degrees off that line, cocked dice 33 to 69.
+END_TURN = 25.0
 
 
 class FrameTooSmall(ValueError):
@@ -275,7 +281,25 @@ def face_boxes(frame: np.ndarray, spot: Detection) -> FaceSquares:
             return FaceSquares([outline], outline, blob)
     centre, (whole, _), turn = detector_square(frame, spot)
     side = whole / (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
-    return FaceSquares([FaceBox(centre, (side, side), turn)] + ([outline] if outline else []), outline, blob)
+    squares = [FaceBox(centre, (side, side), turn)] + ([outline] if outline else [])
+    if outline is None and (top_face := outer_end(frame, spot, blob)) is not None:
+        squares.append(top_face)
+    return FaceSquares(squares, outline, blob)
+
+
+def outer_end(frame: np.ndarray, spot: Detection, blob: Blob | None) -> FaceBox | None:
+    """The top face of a die whose outline takes in one side face too, turned to the frame's centre
+    (END_TURN): the end of the outline further from the centre. None for any other outline."""
+    ends = end_squares(blob)
+    # The detector sizes the whole die, side face and all: the top face is half of it to all of it.
+    if len(ends) != 2 or not 0.5 * spot.size <= ends[0].size[0] <= 1.2 * spot.size:
+        return None
+    height, width = frame.shape[:2]
+    inner, outer = sorted(ends, key=lambda end: math.hypot(end.centre[0] - width / 2, end.centre[1] - height / 2))
+    axis = math.atan2(outer.centre[1] - inner.centre[1], outer.centre[0] - inner.centre[0])
+    outward = math.atan2(spot.y - height / 2, spot.x - width / 2)
+    turn = abs((math.degrees(axis - outward) + 180.0) % 360.0 - 180.0)
+    return outer if turn <= END_TURN else None
 
 
 def detector_square(frame: np.ndarray, spot: Detection) -> FaceBox:
