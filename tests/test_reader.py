@@ -1154,25 +1154,6 @@ def test_a_dies_shadow_found_as_a_die_says_nothing_but_only_a_shadow(what, at, s
     assert [die.value for die in reading.dice if die.value is not None] == [4]
 
 
-@pytest.mark.parametrize("guess, said", [
-    ((6, 0.3), ()),  # a hard shadow beside a die drew such guesses (renders n8 935006, 935033)
-    ((6, 0.5), ("the die at (462, 318) could not be read",)),  # as surely as a dark translucent die beside one
-])
-def test_a_shadow_the_classifier_only_guesses_at_is_still_a_shadow(guess, said):
-    from vision import reader
-    from vision.die_detector import Detection
-
-    image = tray(colour=GREY_FLOOR, seed=3)
-    dark = tuple(round(0.2 * c) for c in GREY_FLOOR)
-    draw_die(image, 1, (462, 318), 60, 0.0, dark, dark)
-    draw_die(image, 4, (400, 300), 60, 0.0)
-    classifier = _ReadingNear((462, 318), 20, guess, (4, 0.95))
-    detector = _FakeDetector([Detection(400, 300, 66, 0.9), Detection(462, 318, 66, 0.7)])
-    reading = reader.DiceReader(detector, classifier).read(image)
-    assert reading.problems == said
-    assert [die.value for die in reading.dice if die.value is not None] == [4]
-
-
 @pytest.mark.parametrize("on_a_die, said", [
     (False, ()),  # a lamp's reflection on a glossy desk: no die looks so
     (True, ("the die at (400, 300) could not be read",)),  # the same spot on a die's face: a die is there

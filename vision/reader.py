@@ -111,10 +111,6 @@ LEANING_REACH = 1.25
 # A die's shadow, found as a die, lies within this many face sides of it, centre to centre: on renders n1,
 # 0.95 to 1.48 (a lamp 30 degrees above the table casts a shadow about 1.7 sides long).
 SHADOW_REACH = 2.0
-# The classifier reads such a shadow as no face, or guesses at a value no surer than SHADOW_GUESS: a
-# hard shadow as dark and straight-edged as a die drew guesses of 0.22 to 0.46 on renders, dark
-# translucent dice beside a die 0.38 to 0.57 (the shadows above 0.35 are still said to be dice).
-SHADOW_GUESS = 0.35
 # A die off the frame's centre shows the side faces turned to the camera, between its top face and the
 # frame's centre; a glossy die's side face, pips and all, is found again as a die of its own, smaller
 # than the die (found at under SIDE_FACE_SIZE of its size, within SIDE_FACE_REACH of its centre, no more
@@ -494,12 +490,11 @@ def distance_between(one: FoundDie, other: FoundDie) -> float:
 
 def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
     """Whether a die found at `index` is another die's shadow: the floor in shade (is_floor_in_shade),
-    read by the classifier as no face or a mere guess (SHADOW_GUESS), without a pip in its face's square
-    or the detector's, within SHADOW_REACH of a die whose face it reads as a value from AGREEMENT_MIN. A
-    lamp low at the side casts a shadow as large as the die, as dark and as straight-edged (renders n1,
-    dice on a bare desk)."""
+    read by the classifier as no face, without a pip in its face's square or the detector's, within
+    SHADOW_REACH of a die whose face it reads as a value from AGREEMENT_MIN. A lamp low at the side casts
+    a shadow as large as the die, as dark and as straight-edged (renders n1, dice on a bare desk)."""
     die = dice[index]
-    if die.opinion is None or reads_a_value(die.opinion, SHADOW_GUESS):
+    if die.opinion is None or die.opinion.value is not None:
         return False
     reach = SHADOW_REACH * die.box.size[0]
     beside_a_die = any(reads_a_value(other.opinion, AGREEMENT_MIN)
