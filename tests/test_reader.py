@@ -1211,15 +1211,18 @@ class _ReadingAt(_Classifying):
         return self.classify(image, boxes)
 
 
-@pytest.mark.parametrize("drawn, size, says, values", [
-    (2, 66, (2, 0.87), [2, 3, 4, 5]),  # a two of the dice's size, its pips agreeing with the classifier: a die
-    (None, 66, (2, 0.95), [3, 4, 5]),  # bare floor read as a two: the pips do not agree, nothing is said
-    (2, 20, (2, 0.87), [3, 4, 5]),  # a speck-sized two (photo noise, a printed pattern): no die of this frame
+@pytest.mark.parametrize("drawn, size, says, values, found_at", [
+    (2, 66, (2, 0.87), [2, 3, 4, 5], 0.9),  # a two of the dice's size, its pips agreeing with the classifier: a die
+    (None, 66, (2, 0.95), [3, 4, 5], 0.9),  # bare floor read as a two: the pips do not agree, nothing is said
+    (2, 20, (2, 0.87), [3, 4, 5], 0.9),  # a speck-sized two (photo noise, a printed pattern): no die of this frame
+    (2, 66, (2, 0.87), [2, 3, 4, 5], 0.4),  # the others found faintly too (renders n9 937028): their size still
 ])
-def test_a_die_seen_only_dimly_is_taken_where_its_face_is_read_and_it_is_a_dice_size(drawn, size, says, values):
+def test_a_die_seen_only_dimly_is_taken_where_its_face_is_read_and_it_is_a_dice_size(drawn, size, says, values,
+                                                                                        found_at):
     """The detector sees a blue die touching a black one, or a green die on a blue tray, only dimly (renders
     f1 094077, 094099: 0.25 and 0.29). Such a find is a die where the classifier and the pip count read
-    one value there and it is the size of the frame's dice; otherwise nothing is said of it."""
+    one value there and it is the size of the frame's dice (found surely, or else all found faintly, as
+    ivory dice on light wood are); otherwise nothing is said of it."""
     from vision import reader
     from vision.die_detector import Detection
 
@@ -1228,7 +1231,7 @@ def test_a_die_seen_only_dimly_is_taken_where_its_face_is_read_and_it_is_a_dice_
         draw_die(image, value, (x, 300), 60, 10.0)
     if drawn is not None:
         draw_die(image, drawn, (800, 300), 60 * size / 66, 10.0)
-    detector = _FakeDetector([Detection(x, 300, 66, 0.9) for x in (200, 400, 600)],
+    detector = _FakeDetector([Detection(200, 300, 66, 0.9)] + [Detection(x, 300, 66, found_at) for x in (400, 600)],
                              dim=[Detection(800, 300, size, 0.25)])
     classifier = _ReadingAt({(200, 300): (3, 0.98), (400, 300): (4, 0.98), (600, 300): (5, 0.98), (800, 300): says})
     reading = reader.DiceReader(detector, classifier).read(image)
@@ -1318,3 +1321,18 @@ def test_only_a_side_face_turned_to_the_frames_centre_gives_the_top_face_its_out
 def test_a_die_showing_its_side_face_near_the_frames_edge_is_read_on_its_top_face(value, side_value):
     reading = vision.read_dice(_die_beside_its_side_face(value, side_value, towards_centre=True))
     assert (reading.status, reading.values) == ("ok", [value]), reading.problems
+
+
+@pytest.mark.parametrize("scores, size", [
+    ((0.9, 0.9, 0.9, 0.4), 50.0),  # three found surely: their size, the faint find's left out
+    ((0.9, 0.4, 0.4, 0.4), 55.0),  # one found surely: every die found (ivory dice on light wood)
+    ((0.9, 0.4), None),  # too few to tell the dice's size by
+])
+def test_dim_finds_are_taken_by_the_size_of_the_dice_found_surely_or_else_of_all(scores, size):
+    from vision.die_detector import Detection
+    from vision.reader import FoundDie, size_of_the_dice
+
+    sizes = (40.0, 50.0, 60.0, 90.0)
+    found = [FoundDie(Detection(100.0 * index, 100.0, sizes[index], score), ((100.0 * index, 100.0), (40, 40), 0.0),
+                      None) for index, score in enumerate(scores)]
+    assert size_of_the_dice(found) == size

@@ -136,8 +136,9 @@ OVERSIZED_ALONE = 0.85
 MIN_TYPICAL = 3
 # A die the detector sees only dimly (Sight.dim) is taken where the classifier (from AGREEMENT_MIN) and the
 # pip count read one value on it, and it is of the size of the frame's dice found surely (this share of
-# their median, from MIN_TYPICAL of them): photo noise and specks, which the classifier reads as twos
-# surely, are a few pixels across. Nothing is said of one not taken: most dim finds are no dice.
+# their median, from MIN_TYPICAL of them; with fewer, of every die found: size_of_the_dice): photo noise
+# and specks, which the classifier reads as twos surely, are a few pixels across. Nothing is said of
+# one not taken: most dim finds are no dice.
 # A die found faintly (below SURE) and smaller than that share is given no value either: it is part of
 # a face (two of a red three's pips on a red tray, renders c4 096726) or a side face; it may be a die.
 DICE_SIZED = (0.65, 1.5)
@@ -191,10 +192,14 @@ def alone_from(spot: Detection) -> float:
     return CLASSIFIER_ALONE if spot.score >= SURE else FAINT_CLASSIFIER_ALONE
 
 
+def _median_of_enough(values: list[float]) -> float | None:
+    """The median of the values; None when fewer than MIN_TYPICAL."""
+    return float(np.median(values)) if len(values) >= MIN_TYPICAL else None
+
+
 def _typical(found: list[FoundDie], measure: Callable[[FoundDie], float]) -> float | None:
     """The median of `measure` over the dice found surely; None when fewer than MIN_TYPICAL are."""
-    values = [measure(die) for die in found if die.spot.score >= SURE]
-    return float(np.median(values)) if len(values) >= MIN_TYPICAL else None
+    return _median_of_enough([measure(die) for die in found if die.spot.score >= SURE])
 
 
 def typical_side(found: list[FoundDie]) -> float | None:
@@ -205,6 +210,13 @@ def typical_side(found: list[FoundDie]) -> float | None:
 def typical_found_size(found: list[FoundDie]) -> float | None:
     """The detector's size of the frame's typical die: the median of the dice found surely."""
     return _typical(found, lambda die: die.spot.size)
+
+
+def size_of_the_dice(found: list[FoundDie]) -> float | None:
+    """The detector's size of the frame's dice, to take a dim find by (DiceReader.read_dim): the typical
+    die's; where fewer than MIN_TYPICAL dice are found surely, the median of every die found. Dice of
+    one kind, low in contrast with the floor (ivory on light wood), are found faintly all together."""
+    return typical_found_size(found) or _median_of_enough([die.spot.size for die in found])
 
 
 def smaller_than_the_dice(spot: Detection, typical_size: float | None) -> bool:
@@ -587,7 +599,7 @@ class DiceReader:
     def read_dim(self, frame: np.ndarray, dim: list[Detection], found: list[FoundDie]) -> list[FoundDie]:
         """Stage 5 for the dice seen only dimly: those of the frame's dice's size, on no die's face, where
         the classifier and the pip count read one value (never the classifier alone)."""
-        typical = typical_found_size(found)
+        typical = size_of_the_dice(found)
         if self.classifier is None or not dim or typical is None:
             return []
         spots = [spot for spot in dim if DICE_SIZED[0] <= spot.size / typical <= DICE_SIZED[1]
