@@ -189,8 +189,7 @@ def refine_box(blob: Blob | None) -> FaceBox | None:
     """The top face's own rectangle, from the region of one colour round a detected die (look_round: the
     die's box may include a side face, a shadow or the edge of a neighbour); None when no square face
     shows there."""
-    rectangle = None if blob is None else _filled_rectangle(blob)
-    if blob is None or rectangle is None:
+    if blob is None or (rectangle := _filled_rectangle(blob)) is None:
         return None
     (fx, fy), (fw, fh), angle = rectangle
     if max(fw, fh) > FACE_ASPECT * min(fw, fh):
@@ -201,8 +200,7 @@ def refine_box(blob: Blob | None) -> FaceBox | None:
 def end_squares(blob: Blob | None) -> list[FaceBox]:
     """The two squares at the ends of an outline too long for one face (up to TOP_AND_SIDE_ASPECT):
     a top face and a side face of the die's colour, one of them the top face; none for any other."""
-    rectangle = None if blob is None else _filled_rectangle(blob)
-    if blob is None or rectangle is None:
+    if blob is None or (rectangle := _filled_rectangle(blob)) is None:
         return []
     (fx, fy), (fw, fh), angle = rectangle
     short, long = min(fw, fh), max(fw, fh)

@@ -281,7 +281,8 @@ def face_boxes(frame: np.ndarray, spot: Detection) -> FaceSquares:
     """The top face of a detected die as one or two rotated squares to read: its own outline where its
     colour shows it and its size agrees with the detector's; else the detector's square turned and
     shrunk to the face's edges, followed by the outline when there is one (the detector sizes a die
-    with a lone pip on a dark tray too small at times, an outline takes in a shadow at others)."""
+    with a lone pip on a dark tray too small at times, an outline takes in a shadow at others), or by
+    the outer end of one that takes in a side face as well (outer_end)."""
     blob = look_round(frame, spot.box)
     refined = refine_box(blob)
     outline = None
