@@ -1274,7 +1274,9 @@ def _die_beside_its_side_face(value, side_value, towards_centre, side=70, centre
     return image
 
 
-@given(st.floats(0, 180), st.floats(1.55, 1.9), st.floats(16, 40))
+# Up to 1.8 times as long as wide: the outline's rectangle, measured between its edge pixels' centres,
+# comes out a pixel or so narrower, so a narrow one nearly twice as long measures over twice.
+@given(st.floats(0, 180), st.floats(1.55, 1.8), st.floats(16, 40))
 def test_an_outline_of_a_face_and_its_side_face_ends_in_two_squares_of_its_width(angle, length, width):
     from vision.pips import end_squares, look_round
 
