@@ -1198,6 +1198,30 @@ def test_a_dies_side_face_found_as_a_die_says_nothing_but_only_a_side_face(at, s
     assert [die.value for die in reading.dice if die.value is not None] == [1]
 
 
+@pytest.mark.parametrize("die_at, score, said", [
+    ((562, 94), 0.4, ()),  # near the frame's corner, found faintly: its side face, as large as a die
+    ((562, 94), 0.7, ("the die at (509, 126) could not be read",)),  # found surely: a die cocked on it
+    ((420, 180), 0.4, ("something at (367, 212) may be a die",)),  # near the middle: no such side face shows
+])
+def test_a_side_face_as_large_as_a_die_near_the_frames_edge_says_nothing(die_at, score, said):
+    """A wide-angle camera sees a die near its frame's edge at a slant: the side face turned to it, as
+    large as the die, is found faintly between the die and the frame's centre (renders n7 to n10, a
+    webcam's 1280x720) and guessed at as a value. Only there, and only found faintly, is it let be."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(width=640, height=480, colour=(90, 90, 90), seed=3)
+    inward = (320 - die_at[0], 240 - die_at[1])
+    reach = 62 / math.hypot(*inward)  # 0.7 of the die's detected size (89 px), toward the frame's centre
+    at = (round(die_at[0] + reach * inward[0]), round(die_at[1] + reach * inward[1]))
+    draw_die(image, 3, at, 50, 30.0, (150, 150, 150), (40, 40, 40))
+    draw_die(image, 5, die_at, 64, 30.0, (220, 220, 220), (40, 40, 40))
+    detector = _FakeDetector([Detection(*die_at, 89, 0.9), Detection(*at, 85, score)])
+    reading = reader.DiceReader(detector, _ReadingNear(at, 10, (3, 0.5), (5, 0.98))).read(image)
+    assert reading.problems == said
+    assert [die.value for die in reading.dice if die.value is not None] == [5]
+
+
 class _ReadingAt(_Classifying):
     """Says of a square what `opinions` gives for the nearest of its centres."""
 

@@ -124,6 +124,13 @@ SIDE_FACE_TURN = 60.0
 # to 0.48 of its size from its centre, 0.8 to 1.2 times as large. Dice touching it (found 0.52 of a size
 # away, f1 094014) or cocked on it (0.55, c3 094424) are read as values there, so are still asked about.
 SIDE_FACE_NEAR = 0.55
+# A die this far from the frame's centre (a share of the half diagonal) shows a wide-angle camera a
+# side face nearly as large as its top face (a webcam's 1280x720 corners lie 35 to 40 degrees off its
+# axis): found faintly within EDGE_SIDE_FACE_NEAR of the die's size, between it and the centre, it is
+# that side face even where the classifier guessed at a value for it (renders n7 to n10, dice on a
+# bare desk: 0.57 to 0.83 of a size away, from 0.78 of the half diagonal out).
+EDGE_SHARE = 0.6
+EDGE_SIDE_FACE_NEAR = 0.85
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
@@ -519,11 +526,15 @@ def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> b
 
 def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
     """Whether a die found at `index`, read by the classifier as no face, is the side face of a die read
-    beside it, between it and the frame's centre: much smaller than a die read surely, or so near a die
-    read as a value that it overlaps it (SIDE_FACE_NEAR)."""
+    beside it, between it and the frame's centre: much smaller than a die read surely, so near a die
+    read as a value that it overlaps it (SIDE_FACE_NEAR), or found faintly beside a die near the
+    frame's edge (EDGE_SHARE), which shows the camera a side face as large as a die. Only a faint find
+    beside such a die may be read as a value, not surely, and still be its side face."""
     die = dice[index]
-    if die.opinion is None or die.opinion.value is not None:
+    faint = die.spot.score < SURE
+    if die.opinion is None or (die.opinion.value is not None and not faint):
         return False
+    guessed = die.opinion.value is not None
     centre = (frame.shape[1] / 2, frame.shape[0] / 2)
 
     def shows_it(other: FoundDie) -> bool:
@@ -531,9 +542,15 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
         offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
         inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
         distance = math.hypot(*offset)
-        overlaps = distance <= SIDE_FACE_NEAR * size and reads_a_value(other.opinion, AGREEMENT_MIN)
+        read = reads_a_value(other.opinion, AGREEMENT_MIN)
+        beside_an_edge_die = (faint and read and distance <= EDGE_SIDE_FACE_NEAR * size
+                              and math.hypot(*inward) >= EDGE_SHARE * math.hypot(*centre))
+        if guessed and not beside_an_edge_die:
+            return False
+        overlaps = distance <= SIDE_FACE_NEAR * size and read
         smaller = takes_alone(other.spot, other.opinion) and die.spot.size <= SIDE_FACE_SIZE * size
-        if not (overlaps or smaller) or distance > SIDE_FACE_REACH * size or math.hypot(*inward) < size:
+        if (not (overlaps or smaller or beside_an_edge_die) or distance > SIDE_FACE_REACH * size
+                or math.hypot(*inward) < size):
             return False
         turn = math.degrees(abs(math.atan2(offset[0] * inward[1] - offset[1] * inward[0],
                                            offset[0] * inward[0] + offset[1] * inward[1])))
