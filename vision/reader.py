@@ -124,11 +124,11 @@ SIDE_FACE_TURN = 60.0
 # to 0.48 of its size from its centre, 0.8 to 1.2 times as large. Dice touching it (found 0.52 of a size
 # away, f1 094014) or cocked on it (0.55, c3 094424) are read as values there, so are still asked about.
 SIDE_FACE_NEAR = 0.55
-# A die this far from the frame's centre (a share of the half diagonal) shows a wide-angle camera a
-# side face nearly as large as its top face (a webcam's 1280x720 corners lie 35 to 40 degrees off its
-# axis): found faintly within EDGE_SIDE_FACE_NEAR of the die's size, between it and the centre, it is
-# that side face even where the classifier guessed at a value for it (renders n7 to n10, dice on a
-# bare desk: 0.57 to 0.83 of a size away, from 0.78 of the half diagonal out).
+# A die this far from the frame's centre (a share of the half diagonal) shows a wide lens a side face
+# nearly as large as its top face (the corners of a Camera Module 3's 16:9 frame lie 38 degrees off
+# its axis, 0.6 of the way out 25): found faintly within EDGE_SIDE_FACE_NEAR of the die's size,
+# between it and the centre, it is that side face even where the classifier guessed at a value for it
+# (renders n7 to n10, dice on a bare desk: 0.57 to 0.83 of a size away, from 0.78 of the way out).
 EDGE_SHARE = 0.6
 EDGE_SIDE_FACE_NEAR = 0.85
 # A face's own outline this much wider than the frame's typical die (the median face square of the
