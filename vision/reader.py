@@ -307,6 +307,12 @@ def face_boxes(frame: np.ndarray, spot: Detection) -> FaceSquares:
     return FaceSquares(squares, outline, blob)
 
 
+def turn_between(first: tuple[float, float], second: tuple[float, float]) -> float:
+    """The angle between two directions in the frame, in degrees, 0 to 180."""
+    return math.degrees(abs(math.atan2(first[0] * second[1] - first[1] * second[0],
+                                       first[0] * second[0] + first[1] * second[1])))
+
+
 def outer_end(frame: np.ndarray, spot: Detection, blob: Blob | None) -> FaceBox | None:
     """The top face of a die whose outline takes in one side face too, turned to the frame's centre
     (END_TURN): the end of the outline further from the centre. None for any other outline."""
@@ -316,10 +322,9 @@ def outer_end(frame: np.ndarray, spot: Detection, blob: Blob | None) -> FaceBox 
         return None
     height, width = frame.shape[:2]
     inner, outer = sorted(ends, key=lambda end: math.hypot(end.centre[0] - width / 2, end.centre[1] - height / 2))
-    axis = math.atan2(outer.centre[1] - inner.centre[1], outer.centre[0] - inner.centre[0])
-    outward = math.atan2(spot.y - height / 2, spot.x - width / 2)
-    turn = abs((math.degrees(axis - outward) + 180.0) % 360.0 - 180.0)
-    return outer if turn <= END_TURN else None
+    axis = (outer.centre[0] - inner.centre[0], outer.centre[1] - inner.centre[1])
+    outward = (spot.x - width / 2, spot.y - height / 2)
+    return outer if turn_between(axis, outward) <= END_TURN else None
 
 
 def detector_square(frame: np.ndarray, spot: Detection) -> FaceBox:
@@ -536,25 +541,24 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
         return False
     guessed = die.opinion.value is not None
     centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+    half_diagonal = math.hypot(*centre)
 
     def shows_it(other: FoundDie) -> bool:
         size = other.spot.size
         offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
         inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
-        distance = math.hypot(*offset)
+        distance, from_centre = math.hypot(*offset), math.hypot(*inward)
         read = reads_a_value(other.opinion, AGREEMENT_MIN)
         beside_an_edge_die = (faint and read and distance <= EDGE_SIDE_FACE_NEAR * size
-                              and math.hypot(*inward) >= EDGE_SHARE * math.hypot(*centre))
+                              and from_centre >= EDGE_SHARE * half_diagonal)
         if guessed and not beside_an_edge_die:
             return False
         overlaps = distance <= SIDE_FACE_NEAR * size and read
         smaller = takes_alone(other.spot, other.opinion) and die.spot.size <= SIDE_FACE_SIZE * size
         if (not (overlaps or smaller or beside_an_edge_die) or distance > SIDE_FACE_REACH * size
-                or math.hypot(*inward) < size):
+                or from_centre < size):
             return False
-        turn = math.degrees(abs(math.atan2(offset[0] * inward[1] - offset[1] * inward[0],
-                                           offset[0] * inward[0] + offset[1] * inward[1])))
-        return turn <= SIDE_FACE_TURN
+        return turn_between(offset, inward) <= SIDE_FACE_TURN
 
     return any(shows_it(other) for position, other in enumerate(dice) if position != index)
 
