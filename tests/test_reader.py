@@ -820,30 +820,35 @@ def test_two_squares_agreeing_below_seven_tenths_leave_the_face_as_it_was():
 
 
 class _SureOnlyOnTheFace(_Classifying):
-    """Reads a square centred within 4 px of the face's true centre as a four surely, any other as a
-    four doubtfully, noting every square read in its views."""
+    """Reads a square centred within 4 px of the face's true centre as a four surely, any other as
+    `elsewhere` (a four, doubtfully), noting every square read in its views."""
 
-    def __init__(self, face_centre):
-        self.face_centre = face_centre
+    def __init__(self, face_centre, elsewhere=(4, 0.6)):
+        self.face_centre, self.elsewhere = face_centre, elsewhere
         self.read_in_views = []
 
     def classify(self, image, boxes, turned=False, second_look=True):
-        return [(4, 0.95) if math.dist(box[0], self.face_centre) <= 4 else (4, 0.6) for box in boxes]
+        return [(4, 0.95) if math.dist(box[0], self.face_centre) <= 4 else self.elsewhere for box in boxes]
 
     def classify_in_views(self, image, boxes):
         self.read_in_views.extend(boxes)
         return self.classify(image, boxes)
 
 
-@pytest.mark.parametrize("first, neighbour, kept, squares_read", [
-    ((4, 0.6), None, (4, 0.95), 3),  # the detector's square, then the face's moved outward twice
-    ((4, 0.6), (1030, 640), (4, 0.6), 1),  # a face side from another die, it may lean on it: its face is at a slant
-    # Moved only to make a likely value sure, not to find one (the detector's square reads 4 at 0.6); still
-    # doubtful, with nothing to lean on, it is read in squares of three other sizes about its centre.
-    ((4, 0.45), None, (4, 0.6), 4),
-    ((None, 0.55), None, (4, 0.6), 4),
+@pytest.mark.parametrize("first, elsewhere, neighbour, kept, squares_read", [
+    ((4, 0.6), (4, 0.6), None, (4, 0.95), 3),  # the detector's square, then the face's moved outward twice
+    # A face side from another die may lean on it: its face is at a slant.
+    ((4, 0.6), (4, 0.6), (1030, 640), (4, 0.6), 1),
+    # A value likely in the detector's square (a four at 0.6) is made sure moved outward too.
+    ((4, 0.45), (4, 0.6), None, (4, 0.95), 3),
+    ((None, 0.55), (4, 0.6), None, (4, 0.95), 3),
+    # Moved only to make a likely value sure, not to find one: read as a four below 0.5 in both squares,
+    # the face is neither moved nor resized.
+    ((4, 0.45), (4, 0.45), None, (4, 0.45), 1),
+    ((None, 0.55), (4, 0.45), None, (None, 0.55), 1),
 ])
-def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, neighbour, kept, squares_read):
+def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, elsewhere, neighbour, kept,
+                                                                         squares_read):
     """A die's top face, nearer the camera than its foot, lies further from the picture's centre than
     the die's whole outline, which takes in the side faces turned to the camera."""
     from vision import reader
@@ -854,7 +859,7 @@ def test_a_doubtful_face_away_from_the_middle_is_read_again_further_out(first, n
     spot = Detection(1030, 700, 80, 0.9)
     box = FaceBox((1030.0, 700.0), (60.0, 60.0), 0.0)
     along = 9 / math.hypot(390, 220)
-    classifier = _SureOnlyOnTheFace((1030 + 390 * along, 700 + 220 * along))
+    classifier = _SureOnlyOnTheFace((1030 + 390 * along, 700 + 220 * along), elsewhere)
     dice = [reader.FoundDie(spot, box, Opinion(*first))]
     if neighbour:
         dice.append(reader.FoundDie(Detection(*neighbour, 80, 0.9), FaceBox(neighbour, (60.0, 60.0), 0.0),

@@ -415,10 +415,12 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     as the pip count's and the classifier's are; but only for a die standing apart (stands_apart): one
     leaning on another die or on the tray's wall shows its top face at a slant, as a face read doubtfully
     does, and both squares read it alike.
-    A face read doubtfully as a value (from MOVED_FROM) and still doubtful after that is read in its own
-    square moved outward too (OUTWARD_SHIFTS), and a value read there as surely as the reader takes one
-    alone is kept, again only for a die standing apart: a moved square reads the slanted face of a die
-    cocked on another too (renders b9, seed 25010).
+    A face read as a value from MOVED_FROM, in its own square or the detector's, and still doubtful is
+    read in its own square moved outward too (OUTWARD_SHIFTS), and a value read there as surely as the
+    reader takes one alone is kept, again only for a die standing apart: a moved square reads the slanted
+    face of a die cocked on another too (renders b9, seed 25010). The detector's square counts: a black
+    four at a wide frame's edge, 0.47 in its outline and 0.74 there, is read at 0.93 moved outward
+    (renders n10a 940022).
     A square is read in all four turns only while a value read there could still be of use
     (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time.
     Last, a face still doubtful but read as a value from MOVED_FROM, of a die standing apart, is read in
@@ -427,7 +429,6 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     apart = {index: stands_apart(dice, index, tray) for index in doubtful}
-    likely = [index for index in doubtful if apart[index] and reads_a_value(dice[index].opinion, MOVED_FROM)]
     # A value read in the detector's square is of use where it is surer than the face's own, or agrees
     # with it from SQUARES_AGREE_MIN.
     least = [min(dice[index].confidence, SQUARES_AGREE_MIN)
@@ -445,12 +446,17 @@ def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier
         if value is not None and confidence > dice[index].confidence:
             # Read in the detector's square, the value owes nothing to an outline far wider than the dice.
             dice[index] = replace(dice[index], opinion=Opinion(value, confidence), outlined=False)
-    still_doubtful = [index for index in likely if not takes_alone(dice[index].spot, dice[index].opinion)]
-    dice = read_in_other_squares(frame, dice, still_doubtful,
-                                 [moved_outward(frame, dice[index].box) for index in still_doubtful], classifier)
-    unsized = [index for index in doubtful if apart[index] and reads_a_value(dice[index].opinion, MOVED_FROM)
-               and not takes_alone(dice[index].spot, dice[index].opinion)]
+    moved = likely_and_doubtful(dice, [index for index in doubtful if apart[index]])
+    dice = read_in_other_squares(frame, dice, moved, [moved_outward(frame, dice[index].box) for index in moved],
+                                 classifier)
+    unsized = likely_and_doubtful(dice, moved)
     return read_in_other_squares(frame, dice, unsized, [resized(dice[index].box) for index in unsized], classifier)
+
+
+def likely_and_doubtful(dice: list[FoundDie], indices: list[int]) -> list[int]:
+    """Those of the dice at `indices` read as a value from MOVED_FROM, but not surely enough to be taken."""
+    return [index for index in indices if reads_a_value(dice[index].opinion, MOVED_FROM)
+            and not takes_alone(dice[index].spot, dice[index].opinion)]
 
 
 def read_in_other_squares(frame: np.ndarray, dice: list[FoundDie], indices: list[int],
