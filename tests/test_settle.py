@@ -152,6 +152,40 @@ def test_after_the_light_changed_across_the_tray_the_next_throw_is_still_reporte
     assert events == [pytest.approx(1.1), pytest.approx(2.1), pytest.approx(3.9)]
 
 
+def reported_frame(detector: SettleDetector, frames) -> np.ndarray:
+    events = [event for i, frame in enumerate(frames) if (event := detector.update(frame, i / FPS))]
+    assert len(events) == 1
+    return events[0].frame
+
+
+def test_the_frame_to_read_is_the_mean_of_the_frames_since_the_dice_stopped():
+    frames = throw_frames(12.0, 0)
+    # the dice land in frame 8, which may be blurred by their motion: the mean starts at frame 9 and
+    # ends with frame 11, where the event comes
+    expected = np.round(np.mean(np.stack(frames[9:12]).astype(np.float64), axis=0)).astype(np.uint8)
+    reported = reported_frame(SettleDetector(still_seconds=0.3), frames)
+    assert np.abs(reported.astype(int) - expected.astype(int)).max() <= 1
+
+
+def test_the_mean_of_the_still_frames_has_less_of_the_cameras_noise_than_any_one_of_them():
+    clean = tray(0.0, 0, DICE).astype(np.float64)
+    frames = throw_frames(12.0, 0, still=20)
+    reported = reported_frame(SettleDetector(still_seconds=1.0), frames)
+    still = range(9, 19)  # the ten frames the one-second wait takes in at 10 a second
+
+    def noise(image: np.ndarray) -> float:
+        return float(np.std(image.astype(np.float64) - clean))
+
+    assert noise(reported) < 0.5 * min(noise(frames[k]) for k in still)
+
+
+@pytest.mark.parametrize("still_seconds", [0.0, 0.3])
+def test_a_camera_without_noise_is_read_as_it_sent_the_frame(still_seconds):
+    frames = throw_frames(0.0, 0)
+    reported = reported_frame(SettleDetector(still_seconds=still_seconds), frames)
+    assert np.array_equal(reported, frames[-1])
+
+
 def test_bad_input_is_refused_with_a_reason():
     detector = SettleDetector()
     detector.update(tray(1.0, 0), 1.0)
