@@ -22,7 +22,9 @@ only, since a die cut by the view's edge may rightly be read or not. For dice of
 has, with the same labels.
 --condition NAME reads each picture as another camera or room would give it (CONDITIONS: under- or
 overexposed, uneven light, white balance off, sensor noise, out of focus, hard JPEG, low contrast);
-the dice stay where they are, so every figure is scored as usual.
+the dice stay where they are, so every figure is scored as usual. With --condition noise,
+--still-frames N reads what the table's settle detector hands over after N still frames of the
+picture's scene, each with noise of its own: their mean.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import numpy as np
 
 from vision import annotate, read_dice
 from vision.labelled import KNOWN_LABEL_ERRORS, LabelledImage, load_folder, read_as_labelled, score
+from vision.settle import SettleDetector
 
 ZOOM_VIEW = (960, 720)
 
@@ -95,13 +98,28 @@ def _jpeg(quality: int):
                                       cv2.IMREAD_COLOR)
 
 
+def with_sensor_noise(image: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The picture with a camera's noise, one sigma 10 grey levels: the same noise for the same seed."""
+    return np.clip(image + np.random.default_rng(seed).normal(0, 10, image.shape), 0, 255).astype(np.uint8)
+
+
+def as_settled(image: np.ndarray, still_frames: int) -> np.ndarray:
+    """What the settle detector hands over to be read once the picture's scene has been still for
+    `still_frames` frames, each with noise of its own (after the frame the dice last moved in)."""
+    detector = SettleDetector(still_seconds=still_frames / 10)
+    events = [detector.update(with_sensor_noise(image, seed), seed / 10) for seed in range(still_frames + 1)]
+    settled = events[-1]
+    if settled is None:
+        raise ValueError("the settle detector did not report the still scene")
+    return settled.frame
+
+
 CONDITIONS = {
     "dark": _gamma(2.2),  # underexposed: mid grey 128 falls to 56
     "bright": _gamma(0.5),  # overexposed: mid grey to 180, the white tray near saturation
     "uneven-light": _uneven_light,
     "warm": lambda image: np.clip(image * np.array([0.8, 1.0, 1.15], dtype=np.float32), 0, 255).astype(np.uint8),
-    "noise": lambda image: np.clip(image + np.random.default_rng(0).normal(0, 10, image.shape), 0,
-                                   255).astype(np.uint8),
+    "noise": with_sensor_noise,
     "blur": lambda image: cv2.GaussianBlur(image, (0, 0), 1.2),
     "jpeg": _jpeg(40),
     "low-contrast": lambda image: cv2.convertScaleAbs(image, alpha=0.6, beta=20),
@@ -109,7 +127,8 @@ CONDITIONS = {
 
 
 def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Path | None,
-                 use_classifier: bool, as_labelled: bool, zoom: float = 1.0, condition: str | None = None) -> None:
+                 use_classifier: bool, as_labelled: bool, zoom: float = 1.0, condition: str | None = None,
+                 still_frames: int = 1) -> None:
     labels = load_folder(folder, split, corrections=() if as_labelled else None)
     if not labels:
         print(f"{folder}: no images{f' in split {split!r}' if split else ''}")
@@ -123,7 +142,9 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
             continue
         if zoom != 1.0:
             image, label = zoomed(image, label, zoom)
-        if condition:
+        if still_frames > 1:
+            image = as_settled(image, still_frames)
+        elif condition:
             image = CONDITIONS[condition](image)
         reading, wall, cpu = timed(lambda: read_dice(image, use_classifier=use_classifier))
         walls.append(wall)
@@ -146,6 +167,7 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
     corrections = f"; {set_right} known label errors set right" if set_right else ""
     zoomed_by = f"; dice {zoom:g} times larger, {ZOOM_VIEW[0]}x{ZOOM_VIEW[1]} views" if zoom != 1.0 else ""
     changed = f"; {condition}" if condition else ""
+    changed += f", the mean of {still_frames} still frames" if still_frames > 1 else ""
     print(f"{folder} ({count} images{f', split {split}' if split else ''}, {labelled} dice; "
           f"{stages}{corrections}{zoomed_by}{changed})")
     whole = zoom == 1.0
@@ -209,15 +231,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zoom", type=float, default=1.0, help="read the dice this many times larger (see above)")
     parser.add_argument("--condition", choices=sorted(CONDITIONS),
                         help="read the pictures as another camera or room would give them (see above)")
+    parser.add_argument("--still-frames", type=int, default=1,
+                        help="with --condition noise: read the settle detector's mean of this many still frames")
     args = parser.parse_args(argv)
     if args.zoom <= 0:
         parser.error("--zoom must be above 0")
+    if args.still_frames < 1 or (args.still_frames > 1 and args.condition != "noise"):
+        parser.error("--still-frames takes 1 or more, and more than 1 only with --condition noise")
     cv2.setNumThreads(1)
     for folder in args.folders:
         split = args.split if (folder / "split.csv").is_file() else None
         try:
             bench_folder(folder, split, args.frames, args.failures, not args.classical, args.as_labelled, args.zoom,
-                         args.condition)
+                         args.condition, args.still_frames)
         except ValueError as error:
             print(f"{folder}: {error}", file=sys.stderr)
             return 2

@@ -14,7 +14,7 @@ from vision.labelled import load_folder
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_vision import CONDITIONS, ZOOM_VIEW, zoomed  # noqa: E402
+from bench_vision import CONDITIONS, ZOOM_VIEW, as_settled, with_sensor_noise, zoomed  # noqa: E402
 
 
 @pytest.mark.parametrize("zoom", [0.6, 1.0, 1.7, 2.5])
@@ -199,3 +199,12 @@ def test_the_source_bench_counts_a_picture_labelled_unsure_right_only_when_read_
         tally.add(reading, label, 400, 400)
     assert (tally.exact, tally.silent_wrong, tally.accepted_wrong, tally.unsure) == (1, 1, 1, 1)
     assert "labelled unsure 2, called unsure 1" in tally.line("all")
+
+
+def test_the_settled_mean_of_noisy_frames_is_nearer_the_scene_than_one_of_them():
+    image = cv2.imread(str(REPO / "samples" / "images" / "synth_00000.jpg"))
+
+    def off(picture: np.ndarray) -> float:
+        return float(np.abs(picture.astype(float) - image.astype(float)).mean())
+
+    assert off(as_settled(image, 9)) < 0.5 * off(with_sensor_noise(image))
