@@ -166,7 +166,7 @@ def test_a_problem_is_its_english_text_with_a_kind_the_tablet_can_word():
     assert "looks like" in problem and "; ".join([problem, problem]).count("4") == 2
     with pytest.raises(ValueError):
         Problem("glare", "glare")  # a kind the tablet has no words for
-    assert set(PROBLEM_KINDS) >= {"foreign", "unreadable", "doubtful", "maybe_die", "frames_disagree", "other"}
+    assert set(PROBLEM_KINDS) >= {"foreign", "unreadable", "doubtful", "maybe_die", "other"}
 
 
 def test_plain_strings_given_as_problems_become_problems_of_kind_other():

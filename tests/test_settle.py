@@ -2,7 +2,6 @@
 
 import json
 from pathlib import Path
-from typing import Literal
 
 import cv2
 import numpy as np
@@ -11,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision import synth
-from vision.reading import Die, Problem, Reading
-from vision.settle import SettleDetector, agreed_reading
+from vision.settle import SettleDetector
 
 SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
 FPS = 10.0
@@ -218,38 +216,3 @@ def test_each_generated_sequence_is_reported_once_per_resting_scene(name):
         assert rest + 0.3 - 0.01 <= event <= rest + 0.3 + 2.5 / description["fps"]
     for start, end in description["hand"]:
         assert not any(start <= event <= end for event in events)
-
-
-def die(value: int | None, confidence: float = 0.9) -> Die:
-    return Die(value=value, x=10.0, y=10.0, size=20.0, angle=0.0, confidence=confidence)
-
-
-def reading(*values: int, status: Literal["ok", "unsure"] = "ok", confidence: float = 0.9) -> Reading:
-    problems = (Problem("glare"),) if status == "unsure" else ()
-    return Reading(dice=tuple(die(v, confidence) for v in values), status=status, problems=problems)
-
-
-def test_voting_keeps_the_reading_most_frames_agree_on():
-    best = reading(1, 2, 3, 4, 5, confidence=0.95)
-    frames = [reading(1, 2, 3, 4, 5), reading(1, 2, 3, 4, 6), best, reading(1, 2, 3, 4, status="unsure")]
-    assert agreed_reading(frames, quorum=0.4) is best
-
-
-def test_voting_without_a_majority_is_unsure_and_says_why():
-    frames = [reading(1, 2, 3, 4, 5), reading(1, 2, 3, 4, 6), reading(2, 2, 3, 4, 6)]
-    result = agreed_reading(frames)
-    assert result.status == "unsure"
-    assert any("disagree" in p and p.kind == "frames_disagree" for p in result.problems)
-    with pytest.raises(ValueError):
-        agreed_reading([])
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.lists(st.integers(1, 6), min_size=0, max_size=3), st.booleans()), min_size=1,
-                max_size=6), st.sampled_from([0.0, 0.5, 0.66]))
-def test_a_voted_reading_is_ok_only_when_more_than_the_quorum_read_it_so(frames, quorum):
-    readings = [reading(*values, status="ok" if ok else "unsure") for values, ok in frames]
-    result = agreed_reading(readings, quorum)
-    agreeing = sum(r.status == "ok" and r.values == result.values for r in readings)
-    assert result.status == "unsure" or agreeing > quorum * len(readings)
-    assert result.status == "ok" or any("disagree" in p for p in result.problems)

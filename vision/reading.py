@@ -17,7 +17,6 @@ class ProblemKind(StrEnum):
     UNREADABLE = "unreadable"  # a die found surely whose face could not be read
     DOUBTFUL = "doubtful"  # a die read, but not surely (the problem carries the value it looks like)
     MAYBE_DIE = "maybe_die"  # something found faintly that shows pips: it may be a die
-    FRAMES_DISAGREE = "frames_disagree"  # the settled frames of one throw read differently
     OTHER = "other"
 
 

@@ -14,8 +14,6 @@ noise, which costs small dice in a dim room their reading, falls with the square
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,7 +21,6 @@ import cv2
 import numpy as np
 
 from vision.imaging import halve
-from vision.reading import Problem, Reading
 
 State = Literal["moving", "settling", "settled", "hand"]
 
@@ -222,23 +219,3 @@ def _quantile(values: np.ndarray, fraction: float) -> float:
     """The value `fraction` of the way up the sorted values (no interpolation: cheaper than np.quantile)."""
     k = min(int(fraction * values.size), values.size - 1)
     return float(np.partition(values, k)[k])
-
-
-def agreed_reading(readings: Sequence[Reading], quorum: float = 0.5) -> Reading:
-    """One reading from several of the same resting scene: the values that more than `quorum` of them
-    read with status ok, or an unsure reading saying the frames disagree."""
-    if not readings:
-        raise ValueError("no readings to vote on")
-    if not 0 <= quorum < 1:
-        raise ValueError(f"quorum must be within 0..1, got {quorum}")
-    votes = Counter(tuple(r.values) for r in readings if r.status == "ok")
-    if votes:
-        values, count = votes.most_common(1)[0]
-        if count > quorum * len(readings):
-            agreeing = [r for r in readings if r.status == "ok" and tuple(r.values) == values]
-            return max(agreeing, key=lambda r: min((d.confidence for d in r.dice), default=1.0))
-    latest = readings[-1]
-    disagree = Problem(f"frames disagree: {len(votes)} different ok readings among {len(readings)} frames",
-                       "frames_disagree")
-    problems = tuple(dict.fromkeys((*latest.problems, disagree)))
-    return Reading(dice=latest.dice, status="unsure", problems=problems)
