@@ -43,7 +43,7 @@ import numpy as np
 
 from vision import annotate, read_dice
 from vision.labelled import KNOWN_LABEL_ERRORS, LabelledImage, load_folder, read_as_labelled, score
-from vision.settle import SettleDetector
+from vision.settle import settled_frame
 
 ZOOM_VIEW = (960, 720)
 
@@ -106,12 +106,7 @@ def with_sensor_noise(image: np.ndarray, seed: int = 0) -> np.ndarray:
 def as_settled(image: np.ndarray, still_frames: int) -> np.ndarray:
     """What the settle detector hands over to be read once the picture's scene has been still for
     `still_frames` frames, each with noise of its own (after the frame the dice last moved in)."""
-    detector = SettleDetector(still_seconds=still_frames / 10)
-    events = [detector.update(with_sensor_noise(image, seed), seed / 10) for seed in range(still_frames + 1)]
-    settled = events[-1]
-    if settled is None:
-        raise ValueError("the settle detector did not report the still scene")
-    return settled.frame
+    return settled_frame([with_sensor_noise(image, seed) for seed in range(still_frames + 1)])
 
 
 CONDITIONS = {

@@ -77,6 +77,38 @@ def test_only_pictures_whose_dice_are_all_large_enough_are_read_with_min_die(tmp
     assert len(read_folder(tmp_path, with_tray=False, from_seed=3)) == 2
 
 
+def test_with_still_frames_each_picture_is_read_from_the_mean_of_its_later_frames(tmp_path):
+    import cv2
+    import numpy as np
+
+    import tools.render.measure as measure
+    from tools.render.cli import later_frame
+    from tools.render.labels import prepare_folder, truth, write_labels
+    from tools.render.plan import plan_scene
+
+    prepare_folder(tmp_path)
+    for seed, frames in ((1, 3), (2, 2)):  # the second picture's third frame is missing: not read
+        label = truth(plan_scene(seed), f"render_{seed:06d}.jpg")
+        cv2.imwrite(str(tmp_path / "images" / label["image"]), np.full((480, 640, 3), 200, np.uint8))
+        for frame in range(1, frames):
+            path = later_frame(tmp_path, label["image"], frame)
+            path.parent.mkdir(exist_ok=True)
+            cv2.imwrite(str(path), np.full((480, 640, 3), 90 + 20 * frame, np.uint8))
+        write_labels(tmp_path, label)
+
+    class Seen:
+        def __init__(self):
+            self.frames = []
+
+        def read(self, image, tray=None):
+            self.frames.append(image)
+            return Reading((), "ok")
+
+    seen = Seen()
+    assert len(measure.read_folder(tmp_path, with_tray=False, reader=seen, still_frames=3)) == 1
+    assert int(seen.frames[0].mean()) == 120  # frames 1 and 2 (110, 130); the first, 200, moved
+
+
 def test_each_flat_die_is_read_right_left_unread_misread_or_missed_and_counted_by_kind():
     label = _label(cocked=False)
     label["dice"].append({"value": 6, "box": [300, 300, 330, 330], "in_view": 1.0, "cocked": False})

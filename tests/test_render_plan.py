@@ -153,6 +153,16 @@ def test_the_camera_exposes_to_middle_grey_and_more_gain_is_more_noise():
     assert np.array_equal(develop(flat, lit, seed=1), develop(flat, lit, seed=1))
 
 
+def test_later_frames_of_a_still_scene_have_noise_of_their_own_and_the_first_is_as_it_always_was():
+    flat = np.full((120, 160, 3), 0.05, np.float32)
+    dim = replace(plan_scene(2).lens, exposure=0.0, gain=8.0, motion_blur=(0.0, 0.0))
+    first, second, third = (develop(flat, dim, seed=1, frame=frame) for frame in (0, 1, 2))
+    assert np.array_equal(first, develop(flat, dim, seed=1))
+    assert not np.array_equal(first, second) and not np.array_equal(second, third)
+    assert np.array_equal(second, develop(flat, dim, seed=1, frame=1))
+    assert abs(first.mean() - second.mean()) < 1
+
+
 @pytest.mark.parametrize("seed", [0, 7])
 def test_tray_outline_surrounds_the_dice(seed):
     label = truth(plan_scene(seed), "a.jpg")

@@ -14,6 +14,7 @@ noise, which costs small dice in a dim room their reading, falls with the square
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -219,3 +220,14 @@ def _quantile(values: np.ndarray, fraction: float) -> float:
     """The value `fraction` of the way up the sorted values (no interpolation: cheaper than np.quantile)."""
     k = min(int(fraction * values.size), values.size - 1)
     return float(np.partition(values, k)[k])
+
+
+def settled_frame(frames: Sequence[np.ndarray], fps: float = 10.0) -> np.ndarray:
+    """What the detector hands over to be read from one still scene's frames in turn, the first being
+    the one the dice last moved in: the mean of the others (for measuring the reader as the table runs
+    it, on frames taken or rendered apart)."""
+    detector = SettleDetector(still_seconds=(len(frames) - 1) / fps)
+    events = [detector.update(frame, index / fps) for index, frame in enumerate(frames)]
+    if len(frames) < 2 or events[-1] is None:
+        raise ValueError(f"{len(frames)} frames were not reported as one still scene")
+    return events[-1].frame

@@ -19,6 +19,11 @@ def image_name(seed: int) -> str:
     return f"render_{seed:06d}.jpg"
 
 
+def later_frame(out: Path, name: str, frame: int) -> Path:
+    """Where frame `frame` (1, 2, ...) of the still scene whose picture is images/`name` is written."""
+    return out / "frames" / f"{Path(name).stem}_{frame}.jpg"
+
+
 def condition_of(seed: int, by_condition: bool, only: str | None = None) -> str | None:
     """The one condition the scene of `seed` is planned with: `only` for every scene, or with
     --conditions each of SINGLE_CONDITIONS in turn, seed after seed; None: any mix."""
@@ -28,16 +33,21 @@ def condition_of(seed: int, by_condition: bool, only: str | None = None) -> str 
 
 
 def render_one(out: Path, seed: int, samples: int, threads: int, only: str | None,
-               size: tuple[int, int] = SIZE) -> dict:
+               size: tuple[int, int] = SIZE, still_frames: int = 1) -> dict:
     """Render the scene of `seed` into `out`, `size` (width, height) pixels: the JPEG, its YOLO label and
-    its truth file."""
+    its truth file; and with `still_frames` over 1, that many frames of the still scene in all, the later
+    ones in frames/ (see `later_frame`)."""
     from .blender import render_linear  # the only import of bpy
 
     scene = plan_scene(seed, size, only)
-    picture = develop(render_linear(scene, samples, threads), scene.lens, seed)
+    light = render_linear(scene, samples, threads)
     name = image_name(seed)
     label = truth(scene, name)
-    (out / "images" / name).write_bytes(jpeg(picture, scene.lens.jpeg_quality))
+    (out / "images" / name).write_bytes(jpeg(develop(light, scene.lens, seed), scene.lens.jpeg_quality))
+    for frame in range(1, still_frames):
+        path = later_frame(out, name, frame)
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(jpeg(develop(light, scene.lens, seed, frame), scene.lens.jpeg_quality))
     write_labels(out, label)
     return label
 
@@ -82,11 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     one_condition.add_argument("--only", choices=ONLY_CONDITIONS, metavar="CONDITION",
                                help="every scene with this one condition: one of --conditions', or "
                                     + ", ".join(OTHER_CONDITIONS))
+    parser.add_argument("--still-frames", type=int, default=1, metavar="N",
+                        help="N frames of each still scene, each with its own sensor noise: the first in "
+                             "images/, the rest in frames/ (default 1)")
     parser.add_argument("--relabel", action="store_true",
                         help="rewrite the labels of the pictures already in --out from their seeds; render nothing")
     args = parser.parse_args(argv)
-    if args.count < 0 or args.samples < 1 or args.threads < 0:
-        parser.error("--count must be 0 or more, --samples 1 or more, --threads 0 or more")
+    if args.count < 0 or args.samples < 1 or args.threads < 0 or args.still_frames < 1:
+        parser.error("--count must be 0 or more, --samples and --still-frames 1 or more, --threads 0 or more")
     if args.relabel:
         print(f"labelled {relabel(args.out)} pictures in {args.out} again")
         return 0
@@ -102,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         started = time.perf_counter()
         label = render_one(args.out, seed, args.samples, args.threads, condition_of(seed, args.conditions, args.only),
-                           args.size)
+                           args.size, args.still_frames)
         seconds = time.perf_counter() - started
         # the manifest after every picture: a folder being filled can be read (and trained on) at any time
         count = write_manifest(args.out)

@@ -10,7 +10,8 @@ have it alone (none of the other five); "plain" pictures have none of them. --tr
 tray's outline, as a calibrated table does. --min-die 30 keeps only pictures whose dice are all at
 least 30 px across, the pictures the reader's targets are for. --detector and --classifier measure
 other networks than the packaged ones; --from-seed N only pictures of seed N on (those rendered after a
-training run read the folder, say).
+training run read the folder, say). --still-frames N reads what the table's settle detector hands over
+from N frames of each still scene (rendered with `--still-frames N`): the mean of all but the first.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ import cv2
 from vision import DiceReader, Reading, default_reader
 from vision.die_detector import DieDetector, default_detector
 from vision.face_classifier import FaceClassifier, default_classifier
+from vision.settle import settled_frame
+
+from .cli import later_frame
 
 CONDITIONS: dict[str, Callable[[dict], bool]] = {
     "wood tray": lambda c: c["wood_tray"],
@@ -94,7 +98,7 @@ def judge(label: dict, reading: Reading) -> Outcome:
 
 
 def read_folder(folder: Path, with_tray: bool, min_die: float = 0.0, reader: DiceReader | None = None,
-                from_seed: int = 0) -> list[Outcome]:
+                from_seed: int = 0, still_frames: int = 1) -> list[Outcome]:
     reader = reader or default_reader()
     outcomes = []
     for path in sorted((folder / "truth").glob("*.json")):
@@ -104,6 +108,12 @@ def read_folder(folder: Path, with_tray: bool, min_die: float = 0.0, reader: Dic
         image = cv2.imread(str(folder / "images" / label["image"]))
         if image is None:
             continue
+        if still_frames > 1:
+            later = [cv2.imread(str(later_frame(folder, label["image"], frame))) for frame in range(1, still_frames)]
+            frames = [frame for frame in later if frame is not None]
+            if len(frames) < len(later):
+                continue
+            image = settled_frame([image, *frames])
         tray = [tuple(p) for p in label["tray_outline"]] if with_tray else None
         outcomes.append(judge(label, reader.read(image, tray=tray)))
     return outcomes
@@ -159,11 +169,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--detector", type=Path, help="die detector ONNX (default: the packaged one)")
     parser.add_argument("--classifier", type=Path, help="face classifier ONNX (default: the packaged one)")
     parser.add_argument("--from-seed", type=int, default=0, help="only pictures of this seed on")
+    parser.add_argument("--still-frames", type=int, default=1, metavar="N",
+                        help="read the settle detector's mean of N frames of each still scene (see above)")
     args = parser.parse_args(argv)
+    if args.still_frames < 1:
+        parser.error("--still-frames must be 1 or more")
     reader = DiceReader(DieDetector(args.detector) if args.detector else default_detector(),
                         FaceClassifier(args.classifier) if args.classifier else default_classifier())
     outcomes = [o for folder in args.folders
-                for o in read_folder(folder, args.tray, args.min_die, reader, args.from_seed)]
+                for o in read_folder(folder, args.tray, args.min_die, reader, args.from_seed, args.still_frames)]
     if not outcomes:
         print("no rendered pictures found", file=sys.stderr)
         return 1

@@ -42,9 +42,10 @@ def tone(linear: np.ndarray) -> np.ndarray:
     return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
 
 
-def develop(linear_rgb: np.ndarray, lens: Lens, seed: int) -> np.ndarray:
-    """The BGR uint8 picture a Pi camera would deliver from the rendered scene light (H x W x 3 RGB)."""
-    rng = np.random.default_rng(seed)
+def develop(linear_rgb: np.ndarray, lens: Lens, seed: int, frame: int = 0) -> np.ndarray:
+    """The BGR uint8 picture a Pi camera would deliver from the rendered scene light (H x W x 3 RGB);
+    `frame` 1, 2, ... are later frames of the same still scene, each with noise of its own."""
+    rng = np.random.default_rng(seed if frame == 0 else (seed, frame))
     image = shake(linear_rgb.astype(np.float32) * exposure_gain(linear_rgb, lens.exposure), *lens.motion_blur)
     # Shot noise: variance proportional to the light collected (a 1.4 um pixel holds a few thousand
     # electrons; binning to 640x480 averages many); read noise: constant. Both grow with the gain.
