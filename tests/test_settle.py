@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision import synth
-from vision.settle import SettleDetector
+from vision.settle import SettleDetector, settled_frame
 
 SEQUENCES = Path(__file__).resolve().parent.parent / "samples" / "sequences"
 FPS = 10.0
@@ -182,6 +182,16 @@ def test_a_camera_without_noise_is_read_as_it_sent_the_frame(still_seconds):
     frames = throw_frames(0.0, 0)
     reported = reported_frame(SettleDetector(still_seconds=still_seconds), frames)
     assert np.array_equal(reported, frames[-1])
+
+
+def test_a_run_of_frames_of_one_still_scene_is_handed_over_as_the_mean_of_all_but_the_first():
+    frames = [tray(12.0, seed, DICE) for seed in range(4)]
+    expected = np.round(np.mean(np.stack(frames[1:]).astype(np.float64), axis=0)).astype(np.uint8)
+    assert np.abs(settled_frame(frames).astype(int) - expected.astype(int)).max() <= 1
+    with pytest.raises(ValueError, match="2 frames or more"):
+        settled_frame(frames[:1])
+    with pytest.raises(ValueError, match="something moved"):
+        settled_frame([*frames[:2], tray(12.0, 9, [(x + 40, y) for x, y in DICE])])
 
 
 def test_bad_input_is_refused_with_a_reason():

@@ -226,8 +226,10 @@ def settled_frame(frames: Sequence[np.ndarray], fps: float = 10.0) -> np.ndarray
     """What the detector hands over to be read from one still scene's frames in turn, the first being
     the one the dice last moved in: the mean of the others (for measuring the reader as the table runs
     it, on frames taken or rendered apart)."""
+    if len(frames) < 2:
+        raise ValueError(f"a still scene takes 2 frames or more, got {len(frames)}")
     detector = SettleDetector(still_seconds=(len(frames) - 1) / fps)
     events = [detector.update(frame, index / fps) for index, frame in enumerate(frames)]
-    if len(frames) < 2 or events[-1] is None:
-        raise ValueError(f"{len(frames)} frames were not reported as one still scene")
+    if events[-1] is None:
+        raise ValueError(f"the {len(frames)} frames were not reported as one still scene (something moved)")
     return events[-1].frame
