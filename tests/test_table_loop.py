@@ -362,6 +362,44 @@ def test_the_table_button_reads_now_and_the_light_follows_the_game(table):
         assert client.state()["game"]["is_over"] and pins.pin(27).state is False
 
 
+class RecordingReader:
+    """Reads every picture it is handed as one roll, keeping the pictures."""
+
+    def __init__(self):
+        self.pictures = []
+
+    def __call__(self, image):
+        self.pictures.append(image.copy())
+        return reading([2, 2, 3, 3, 3])
+
+
+def noisy(image: np.ndarray, seed: int) -> np.ndarray:
+    """The picture as a camera in a dim room sends it: noise of sigma 12 of its own each frame."""
+    noise = np.random.default_rng(seed).normal(0, 12, image.shape)
+    return np.clip(image + noise, 0, 255).astype(np.uint8)
+
+
+def test_the_button_reads_the_mean_of_the_frames_since_the_dice_last_moved(table):
+    reader = RecordingReader()
+    engine, loop, client = table(read_dice=reader, annotate=annotate_copy)
+    resting = tray(1, PLACES[0])
+    loop.process(frame(noisy(tray(2, [(x + 20, y) for x, y in PLACES[0]]), 0), 0.0))
+    loop.process(frame(noisy(resting, 1), 0.1))  # the dice land: this frame may be blurred
+    still = [noisy(resting, seed) for seed in (2, 3)]
+    loop.process(frame(still[0], 0.2))
+    loop.read_now()  # before the settle detector's 0.3 s: a die keeps rocking, say
+    loop.process(frame(still[1], 0.3))
+    expected = np.round(np.mean(np.stack(still).astype(np.float64), axis=0))
+    assert len(reader.pictures) == 1
+    assert np.abs(reader.pictures[0].astype(int) - expected.astype(int)).max() <= 1
+
+    loop.process(frame(noisy(tray(3, PLACES[1]), 4), 0.4))  # moved
+    loop.read_now()
+    moved = noisy(tray(3, PLACES[2]), 5)
+    loop.process(frame(moved, 0.5))
+    assert np.array_equal(reader.pictures[1], moved)  # nothing still to take a mean of
+
+
 def test_confidence_belongs_to_the_camera_roll_only(table):
     reader = ScriptedReader([reading([1, 2, 3, 4, 5])])
     engine, loop, client = table(read_dice=reader, annotate=annotate_copy)

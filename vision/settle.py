@@ -120,6 +120,12 @@ class SettleDetector:
         self._reported_once = True
         return SettleEvent(t=t, still_since=self._still_since, frame=self._still_mean(frame))
 
+    def frame_to_read(self, latest: np.ndarray) -> np.ndarray:
+        """The frame to read now, settled or not (the table's button): the mean of the frames since
+        the dice last moved, as a SettleEvent's; `latest`, the frame last given to `update`, when
+        they moved in it."""
+        return self._still_mean(latest)
+
     def _start_still(self, small: np.ndarray, t: float) -> None:
         # The frame that moved is not summed: the dice may have been moving while it was exposed.
         self._still_start = small

@@ -48,7 +48,7 @@ class Engine:
         return None if self.loop is None else self.loop.still_jpeg()
 
     def read_now(self) -> None:
-        """Read the next frame whatever the settle detector says (the table's button)."""
+        """Read the dice at the next frame whatever the settle detector says (the table's button)."""
         if self.loop is not None:
             self.loop.read_now()
 

@@ -107,8 +107,9 @@ class TableLoop:
         self.preview.close()
 
     def read_now(self) -> None:
-        """Read the next frame whatever the settle detector says (the table's button: a die that
-        keeps rocking, or a throw the detector missed)."""
+        """Read at the next frame whatever the settle detector says (the table's button: a die that
+        keeps rocking, or a throw the detector missed): the mean of the frames since the dice last
+        moved, as a settled throw is read."""
         self._read_requested.set()
 
     def still_jpeg(self) -> bytes | None:
@@ -141,7 +142,7 @@ class TableLoop:
             self.table.camera_moving()
         if event is not None or self._read_requested.is_set():
             self._read_requested.clear()
-            self._read(event.frame if event is not None else frame.image)
+            self._read(event.frame if event is not None else self._detector.frame_to_read(frame.image))
         self._send_preview(frame)
 
     def _read(self, image: np.ndarray) -> None:
