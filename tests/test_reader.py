@@ -1268,6 +1268,28 @@ def test_a_die_seen_only_dimly_is_taken_where_its_face_is_read_and_it_is_a_dice_
     assert sorted(die.value for die in reading.dice) == values
 
 
+@pytest.mark.parametrize("says, said", [
+    ((6, 0.87), ("something at (800, 300) may be a die",)),  # read as surely as a die found surely is taken
+    ((6, 0.7), ()),  # a guess: most dim finds are no dice, nothing is said
+])
+def test_a_die_seen_only_dimly_whose_pips_do_not_agree_may_be_a_die_when_read_surely(says, said):
+    """A white six near a tray's lit wall, found at 0.297, read as a six at 0.87, its pips washed out
+    by the lamp and counted as two (renders u1 947067): left out without a word, the roll of four dice
+    was taken. A find read so surely, of the dice's size, is asked about."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    for value, x in ((3, 200), (4, 400), (5, 600), (2, 800)):
+        draw_die(image, value, (x, 300), 60, 10.0)
+    detector = _FakeDetector([Detection(x, 300, 66, 0.9) for x in (200, 400, 600)],
+                             dim=[Detection(800, 300, 66, 0.29)])
+    classifier = _ReadingAt({(200, 300): (3, 0.98), (400, 300): (4, 0.98), (600, 300): (5, 0.98), (800, 300): says})
+    reading = reader.DiceReader(detector, classifier).read(image)
+    assert reading.problems == said
+    assert sorted(die.value for die in reading.dice) == [3, 4, 5]
+
+
 def test_where_two_squares_of_a_die_read_different_values_both_are_read_again_in_their_views():
     """An outline taking in a five's shadow and its neighbour read as a six at 0.88 at first sight, the
     detector's square as the five at 0.85 (renders n4 094265). In their eight views the outline says six

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import NamedTuple
@@ -599,8 +599,8 @@ class DiceReader:
         view, left, top = tray_view(frame, tray)
         sight = self.find(view, left, top, tray)
         found = self.outline_and_read(frame, sight, tray)
-        found += self.read_dim(frame, sight.dim, found)
-        return self.judge(frame, found, scale, tray)
+        taken, doubted = self.read_dim(frame, sight.dim, found)
+        return self.judge(frame, found + taken, scale, tray, doubted)
 
     def find(self, view: np.ndarray, left: int, top: int, tray: Tray | None) -> Sight:
         """Stage 3: the detector's dice in the view, moved into frame pixels, those off the tray left out."""
@@ -624,12 +624,16 @@ class DiceReader:
             found = read_in_detector_squares(frame, found, self.classifier, tray)
         return found
 
-    def read_dim(self, frame: np.ndarray, dim: list[Detection], found: list[FoundDie]) -> list[FoundDie]:
-        """Stage 5 for the dice seen only dimly: those of the frame's dice's size, on no die's face, where
-        the classifier and the pip count read one value (never the classifier alone)."""
+    def read_dim(self, frame: np.ndarray, dim: list[Detection],
+                 found: list[FoundDie]) -> tuple[list[FoundDie], list[FoundDie]]:
+        """Stage 5 for the dice seen only dimly, those of the frame's dice's size on no die's face: the
+        ones taken, where the classifier and the pip count read one value (never the classifier alone),
+        and the ones doubted, read as a value by the classifier as surely as a die found surely is
+        taken, the pip count not agreeing (a white six whose pips a lamp washes out, renders u1
+        947067, read 0.87): each may be a die."""
         typical = size_of_the_dice(found)
         if self.classifier is None or not dim or typical is None:
-            return []
+            return [], []
         spots = [spot for spot in dim if DICE_SIZED[0] <= spot.size / typical <= DICE_SIZED[1]
                  and not any(on_face(die.box, spot.x, spot.y) for die in found)]
         candidates = [face_boxes(frame, spot) for spot in spots]
@@ -639,12 +643,14 @@ class DiceReader:
                   if reads_a_value(surest(candidate.squares, read)[1], AGREEMENT_MIN)]
         dice = self._read_faces(frame, [spots[index] for index in likely], [candidates[index] for index in likely],
                                 [first[index] for index in likely])
-        taken = []
+        taken, doubted = [], []
         for die in dice:
             opinion, _ = read_with_pips(frame, die.spot, die.box, die.opinion, alone=math.inf)
             if opinion.value is not None:
                 taken.append(replace(die, opinion=opinion))
-        return taken
+            elif reads_a_value(die.opinion, CLASSIFIER_ALONE):
+                doubted.append(die)
+        return taken, doubted
 
     def _first_sight(self, frame: np.ndarray, candidates: list[FaceSquares]) -> list[list[Opinion]]:
         """The classifier's opinion of each candidate square of each die, at first sight."""
@@ -691,7 +697,8 @@ class DiceReader:
             found[index] = replace(found[index], box=box, opinion=opinion, outlined=box == candidates[index].outline)
         return found
 
-    def judge(self, frame: np.ndarray, found: list[FoundDie], scale: float = 1.0, tray: Tray | None = None) -> Reading:
+    def judge(self, frame: np.ndarray, found: list[FoundDie], scale: float = 1.0, tray: Tray | None = None,
+              doubted_dim: Sequence[FoundDie] = ()) -> Reading:
         """Stage 6: each die's value, where the classifier is sure (surer for an outline far wider than
         the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
         has nothing to lean on), none on bare floor nor for a faint find much smaller than the frame's
@@ -739,6 +746,11 @@ class DiceReader:
             elif confidence < MIN_CONFIDENCE:
                 problems.append(Problem(f"the die at {said} looks like {value} but not surely", ProblemKind.DOUBTFUL,
                                         value, (x, y)))
+        for die in doubted_dim:
+            if not (is_bare_floor(die.blob) or is_no_die(die.blob, die.spot.box)):
+                x, y = die.spot.x / scale, die.spot.y / scale
+                problems.append(Problem(f"something at ({x:.0f}, {y:.0f}) may be a die", ProblemKind.MAYBE_DIE,
+                                        where=(x, y)))
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), "unsure" if problems else "ok", tuple(problems))
 
