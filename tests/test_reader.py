@@ -1290,6 +1290,41 @@ def test_a_die_seen_only_dimly_whose_pips_do_not_agree_may_be_a_die_when_read_su
     assert sorted(die.value for die in reading.dice) == [3, 4, 5]
 
 
+class _ReadingOversizedFind(_ReadingAt):
+    """Says `opinions` of squares near each centre; of squares at `at` from `large` px across `in_large`."""
+
+    def __init__(self, opinions, at, large, in_large):
+        super().__init__(opinions)
+        self.at, self.large, self.in_large = at, large, in_large
+
+    def classify(self, image, boxes, turned=False, second_look=True):
+        return [self.in_large if math.dist(box[0], self.at) < 10 and box[1][0] >= self.large else opinion
+                for box, opinion in zip(boxes, super().classify(image, boxes))]
+
+
+@pytest.mark.parametrize("in_typical_square, values", [
+    ((2, 0.84), [2, 3, 4, 5]),  # read at the dice's size, the pips agreeing: the two
+    ((None, 0.9), [3, 4, 5]),  # no face there either (two dice found as one between them): as before
+])
+def test_a_find_the_detector_sizes_far_larger_than_the_dice_is_read_at_their_size(in_typical_square, values):
+    """An ivory two on wood, found at 0.46 but sized 145 px among dice of 87 (renders w1 948023): its
+    square took in the wood round it, read as a two at 0.64 with no pips counted, and the die was left
+    out without a word. Read in a square of the frame's typical face at its centre: a two at 0.84,
+    two pips."""
+    from vision import reader
+    from vision.die_detector import Detection
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    for value, x in ((3, 200), (4, 400), (5, 600), (2, 800)):
+        draw_die(image, value, (x, 300), 60, 10.0)
+    detector = _FakeDetector([Detection(x, 300, 66, 0.9) for x in (200, 400, 600)] + [Detection(800, 300, 150, 0.46)])
+    classifier = _ReadingOversizedFind({(200, 300): (3, 0.98), (400, 300): (4, 0.98), (600, 300): (5, 0.98),
+                                        (800, 300): in_typical_square}, at=(800, 300), large=90, in_large=(2, 0.64))
+    reading = reader.DiceReader(detector, classifier).read(image)
+    assert sorted(die.value for die in reading.dice) == values
+    assert reading.problems == ()
+
+
 def test_where_two_squares_of_a_die_read_different_values_both_are_read_again_in_their_views():
     """An outline taking in a five's shadow and its neighbour read as a six at 0.88 at first sight, the
     detector's square as the five at 0.85 (renders n4 094265). In their eight views the outline says six

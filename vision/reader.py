@@ -140,6 +140,10 @@ EDGE_SIDE_FACE_NEAR = 0.85
 # five right readings over the sources for the same two gained.
 OVERSIZED = 1.25
 OVERSIZED_ALONE = 0.85
+# A die the detector sizes this much larger than the frame's typical die and read doubtfully is read in
+# a square of the typical face's side at its centre too: its own squares take in the floor round it (an
+# ivory two on wood sized 145 px among dice of 87, read at 0.64 with no pips counted: renders w1 948023).
+OVERSIZED_FIND = 1.4
 MIN_TYPICAL = 3
 # A die the detector sees only dimly (Sight.dim) is taken where the classifier (from AGREEMENT_MIN) and the
 # pip count read one value on it, and it is of the size of the frame's dice found surely (this share of
@@ -621,7 +625,27 @@ class DiceReader:
             large = self._read_faces(frame, sight.large, [face_boxes(frame, spot) for spot in sight.large])
             found = with_large_dice(found, large)
         if self.classifier is not None:
+            found = self.read_oversized_at_typical_side(frame, found)
             found = read_in_detector_squares(frame, found, self.classifier, tray)
+        return found
+
+    def read_oversized_at_typical_side(self, frame: np.ndarray, found: list[FoundDie]) -> list[FoundDie]:
+        """The dice, where one the detector sized far larger than the frame's typical die (OVERSIZED_FIND)
+        and read doubtfully is read again in its eight views in a square of the typical face's side at
+        its centre, and that square kept where read surer (a value over "no face")."""
+        assert self.classifier is not None
+        typical, typical_size = typical_side(found), typical_found_size(found)
+        if typical is None or typical_size is None:
+            return found
+        oversized = [index for index, die in enumerate(found) if die.spot.size >= OVERSIZED_FIND * typical_size
+                     and not takes_alone(die.spot, die.opinion)]
+        squares = [FaceBox((found[index].spot.x, found[index].spot.y), (typical, typical), found[index].box.angle)
+                   for index in oversized]
+        found = list(found)
+        for index, square, read in zip(oversized, squares, self.classifier.classify_in_views(frame, squares)):
+            in_square, current = Opinion(*read), found[index].opinion or Opinion(None, 0.0)
+            if surest([found[index].box, square], [current, in_square])[0] is square:
+                found[index] = replace(found[index], box=square, opinion=in_square, outlined=False)
         return found
 
     def read_dim(self, frame: np.ndarray, dim: list[Detection],
