@@ -631,20 +631,25 @@ class DiceReader:
 
     def read_oversized_at_typical_side(self, frame: np.ndarray, found: list[FoundDie]) -> list[FoundDie]:
         """The dice, where one the detector sized far larger than the frame's typical die (OVERSIZED_FIND)
-        and read doubtfully is read again in its eight views in a square of the typical face's side at
-        its centre, and that square kept where read surer (a value over "no face")."""
+        and read doubtfully is read again in its four quarter turns in a square of the typical face's side
+        at its centre, and that square kept where it reads a value from AGREEMENT_MIN, surer than before."""
         assert self.classifier is not None
         typical, typical_size = typical_side(found), typical_found_size(found)
         if typical is None or typical_size is None:
             return found
         oversized = [index for index, die in enumerate(found) if die.spot.size >= OVERSIZED_FIND * typical_size
                      and not takes_alone(die.spot, die.opinion)]
+        if not oversized:
+            return found
         squares = [FaceBox((found[index].spot.x, found[index].spot.y), (typical, typical), found[index].box.angle)
                    for index in oversized]
         found = list(found)
-        for index, square, read in zip(oversized, squares, self.classifier.classify_in_views(frame, squares)):
-            in_square, current = Opinion(*read), found[index].opinion or Opinion(None, 0.0)
-            if surest([found[index].box, square], [current, in_square])[0] is square:
+        # A value read there is of use only from AGREEMENT_MIN, where the pip count may agree with it.
+        in_squares = self.classifier.values_in_views(frame, squares, [AGREEMENT_MIN] * len(squares))
+        for index, square, read in zip(oversized, squares, in_squares):
+            in_square = Opinion(*read) if read is not None else Opinion(None, 0.0)
+            surer = surest([found[index].box, square], [found[index].opinion or Opinion(None, 0.0), in_square])
+            if reads_a_value(in_square, AGREEMENT_MIN) and surer[0] is square:
                 found[index] = replace(found[index], box=square, opinion=in_square, outlined=False)
         return found
 
