@@ -647,9 +647,9 @@ class DiceReader:
         # A value read there is of use only from AGREEMENT_MIN, where the pip count may agree with it.
         in_squares = self.classifier.values_in_views(frame, squares, [AGREEMENT_MIN] * len(squares))
         for index, square, read in zip(oversized, squares, in_squares):
-            in_square = Opinion(*read) if read is not None else Opinion(None, 0.0)
-            surer = surest([found[index].box, square], [found[index].opinion or Opinion(None, 0.0), in_square])
-            if reads_a_value(in_square, AGREEMENT_MIN) and surer[0] is square:
+            in_square = Opinion(*(read or (None, 0.0)))
+            kept, _ = surest([found[index].box, square], [found[index].opinion or Opinion(None, 0.0), in_square])
+            if reads_a_value(in_square, AGREEMENT_MIN) and kept is square:
                 found[index] = replace(found[index], box=square, opinion=in_square, outlined=False)
         return found
 
