@@ -1325,6 +1325,25 @@ def test_a_find_the_detector_sizes_far_larger_than_the_dice_is_read_at_their_siz
     assert reading.problems == ()
 
 
+def test_a_find_sized_far_larger_than_the_dice_keeps_the_value_its_own_square_gives():
+    """A three found 1.7 times the dice's size beside a two, read in its own square with the pip count
+    agreeing, was read at the dice's size as a three at 0.88 that the pips there did not confirm, and
+    left unread (byler-d6 IMG_20191209_100043, with a pair that never saw byler-d6). A die whose own
+    square gives it a value is left as it was."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.reader import FaceBox, FoundDie, Opinion
+
+    image = tray(colour=(60, 120, 40), seed=3)
+    for value, x in ((3, 200), (4, 400), (5, 600), (2, 800)):
+        draw_die(image, value, (x, 300), 60, 0.0)
+    found = [FoundDie(Detection(x, 300, 66, 0.9), FaceBox((x, 300), (60, 60), 0.0), Opinion(value, 0.98), True)
+             for value, x in ((3, 200), (4, 400), (5, 600))]
+    found.append(FoundDie(Detection(800, 300, 100, 0.46), FaceBox((800, 300), (60, 60), 0.0), Opinion(2, 0.64), True))
+    classifier = _ReadingAt({(800, 300): (6, 0.95)})
+    assert reader.DiceReader(_FakeDetector([]), classifier).read_oversized_at_typical_side(image, found) == found
+
+
 def test_where_two_squares_of_a_die_read_different_values_both_are_read_again_in_their_views():
     """An outline taking in a five's shadow and its neighbour read as a six at 0.88 at first sight, the
     detector's square as the five at 0.85 (renders n4 094265). In their eight views the outline says six
