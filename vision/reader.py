@@ -140,8 +140,8 @@ EDGE_SIDE_FACE_NEAR = 0.85
 # five right readings over the sources for the same two gained.
 OVERSIZED = 1.25
 OVERSIZED_ALONE = 0.85
-# A die the detector sizes this much larger than the frame's typical die and read doubtfully is read in
-# a square of the typical face's side at its centre too: its own squares take in the floor round it (an
+# A die the detector sizes this much larger than the frame's typical die and left without a value is
+# read in a square of the typical face's side at its centre too: its own squares take in the floor round it (an
 # ivory two on wood sized 145 px among dice of 87, read at 0.64 with no pips counted: renders w1 948023).
 OVERSIZED_FIND = 1.4
 MIN_TYPICAL = 3
