@@ -118,13 +118,7 @@ class SettleDetector:
             return None  # the scene already reported: a hand came and went and moved nothing
         self._background = small
         self._reported_once = True
-        return SettleEvent(t=t, still_since=self._still_since, frame=self._still_mean(frame))
-
-    def frame_to_read(self, latest: np.ndarray) -> np.ndarray:
-        """The frame to read now, settled or not (the table's button): the mean of the frames since
-        the dice last moved, as a SettleEvent's; `latest`, the frame last given to `update`, when
-        they moved in it."""
-        return self._still_mean(latest)
+        return SettleEvent(t=t, still_since=self._still_since, frame=self.frame_to_read(frame))
 
     def _start_still(self, small: np.ndarray, t: float) -> None:
         # The frame that moved is not summed: the dice may have been moving while it was exposed.
@@ -140,10 +134,12 @@ class SettleDetector:
             cv2.add(self._still_sum, frame, dst=self._still_sum, dtype=cv2.CV_16U)
             self._still_count += 1
 
-    def _still_mean(self, frame: np.ndarray) -> np.ndarray:
-        """The mean of the still frames summed, rounded to 8 bits; `frame` itself when it is the only one."""
+    def frame_to_read(self, latest: np.ndarray) -> np.ndarray:
+        """The frame to read now, settled or not (a SettleEvent's, and the table's button): the mean of
+        the frames since the dice last moved, rounded to 8 bits; `latest`, the frame last given to
+        `update`, when it is the only one or they moved in it."""
         if self._still_sum is None or self._still_count < 2:
-            return frame
+            return latest
         return cv2.convertScaleAbs(self._still_sum, alpha=1.0 / self._still_count)
 
     def _shrink(self, frame: np.ndarray) -> np.ndarray:
