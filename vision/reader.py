@@ -131,6 +131,9 @@ SIDE_FACE_NEAR = 0.55
 # (renders n7 to n10, dice on a bare desk: 0.57 to 0.83 of a size away, from 0.78 of the way out).
 EDGE_SHARE = 0.6
 EDGE_SIDE_FACE_NEAR = 0.85
+# Such a side face, read surely as a value, is only asked about (the pip count disagreeing, within
+# EDGE_SIDE_FACE_REACH of the die's face side): found with its shadow, 1.02 sides away (renders w2 948134).
+EDGE_SIDE_FACE_REACH = 1.1
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
@@ -539,6 +542,26 @@ def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> b
             and count_pips(frame, detector_square(frame, die.spot)).pip_count == 0)
 
 
+class Beside(NamedTuple):
+    """Where a found die lies beside another, in frame pixels: how far from it, how far the other lies
+    from the frame's centre (and that as a share of the frame's half diagonal), and how many degrees
+    the way from the other to the die turns off the other's way to the frame's centre."""
+
+    distance: float
+    from_centre: float
+    out: float
+    turn: float
+
+
+def beside(frame: np.ndarray, die: FoundDie, other: FoundDie) -> Beside:
+    """Where `die` lies beside `other` (Beside)."""
+    centre = (frame.shape[1] / 2, frame.shape[0] / 2)
+    offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
+    inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
+    from_centre = math.hypot(*inward)
+    return Beside(math.hypot(*offset), from_centre, from_centre / math.hypot(*centre), turn_between(offset, inward))
+
+
 def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
     """Whether a die found at `index`, read by the classifier as no face, is the side face of a die read
     beside it, between it and the frame's centre: much smaller than a die read surely, so near a die
@@ -550,27 +573,47 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
     if die.opinion is None or (die.opinion.value is not None and not faint):
         return False
     guessed = die.opinion.value is not None
-    centre = (frame.shape[1] / 2, frame.shape[0] / 2)
-    half_diagonal = math.hypot(*centre)
 
     def shows_it(other: FoundDie) -> bool:
         size = other.spot.size
-        offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
-        inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
-        distance, from_centre = math.hypot(*offset), math.hypot(*inward)
+        where = beside(frame, die, other)
         read = reads_a_value(other.opinion, AGREEMENT_MIN)
-        beside_an_edge_die = (faint and read and distance <= EDGE_SIDE_FACE_NEAR * size
-                              and from_centre >= EDGE_SHARE * half_diagonal)
+        beside_an_edge_die = (faint and read and where.distance <= EDGE_SIDE_FACE_NEAR * size
+                              and where.out >= EDGE_SHARE)
         if guessed and not beside_an_edge_die:
             return False
-        overlaps = distance <= SIDE_FACE_NEAR * size and read
+        overlaps = where.distance <= SIDE_FACE_NEAR * size and read
         smaller = takes_alone(other.spot, other.opinion) and die.spot.size <= SIDE_FACE_SIZE * size
-        if (not (overlaps or smaller or beside_an_edge_die) or distance > SIDE_FACE_REACH * size
-                or from_centre < size):
+        if (not (overlaps or smaller or beside_an_edge_die) or where.distance > SIDE_FACE_REACH * size
+                or where.from_centre < size):
             return False
-        return turn_between(offset, inward) <= SIDE_FACE_TURN
+        return where.turn <= SIDE_FACE_TURN
 
     return any(shows_it(other) for position, other in enumerate(dice) if position != index)
+
+
+def may_be_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
+    """Whether a die whose value the classifier alone gives, the pip count in its square not agreeing,
+    lies between a die found more surely near the frame's edge (EDGE_SHARE) and the frame's centre,
+    within EDGE_SIDE_FACE_REACH of that die's face side: a wide lens shows such a die's side face, pips
+    and all, as large as a die, and the classifier reads it as a face (renders w2 948134, 948143)."""
+    die = dice[index]
+    if die.opinion is None or die.opinion.value is None:
+        return False
+
+    def shows_it(other: FoundDie) -> bool:
+        where = beside(frame, die, other)
+        return (other.spot.score > die.spot.score and takes_alone(other.spot, other.opinion)
+                and where.out >= EDGE_SHARE and where.distance <= EDGE_SIDE_FACE_REACH * other.box.size[0]
+                and where.turn <= SIDE_FACE_TURN)
+
+    return (any(shows_it(other) for position, other in enumerate(dice) if position != index)
+            and count_pips(frame, die.box).value != die.opinion.value)
+
+
+def maybe_a_die(x: float, y: float) -> Problem:
+    """The problem of something at (x, y), in the caller's frame pixels, that may be a die."""
+    return Problem(f"something at ({x:.0f}, {y:.0f}) may be a die", ProblemKind.MAYBE_DIE, where=(x, y))
 
 
 def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> bool:
@@ -735,7 +778,8 @@ class DiceReader:
         """Stage 6: each die's value, where the classifier is sure (surer for an outline far wider than
         the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
         has nothing to lean on), none on bare floor nor for a faint find much smaller than the frame's
-        dice, and a problem for each die left unread;
+        dice, and a problem for each die left unread, and for a value read beside a die near the frame's
+        edge where that die's side face shows;
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
@@ -748,6 +792,9 @@ class DiceReader:
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
                 assert opinion is not None
                 value, confidence, pips_seen = opinion.value, opinion.confidence, 0
+                if may_be_side_face_read_as_a_die(frame, found, index):
+                    problems.append(maybe_a_die(x, y))  # taken, it would be a die too many, without a word
+                    continue
             elif opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
                 # A die cocked on another (or the wall) shows its slanted top face's pips to the pip
                 # count and the classifier alike: their agreement is no sign it lies flat. A die found
@@ -771,7 +818,7 @@ class DiceReader:
                 surely_no_face = (opinion is not None and opinion.value is None
                                   and opinion.confidence >= CLASSIFIER_ALONE)
                 if (pips_seen > 0 and not surely_no_face) or reads_a_value(opinion, CLASSIFIER_ALONE):
-                    problems.append(Problem(f"something at {said} may be a die", ProblemKind.MAYBE_DIE, where=(x, y)))
+                    problems.append(maybe_a_die(x, y))
                 continue
             dice.append(Die(value, x, y, side, box.angle, round(min(max(confidence, 0.0), 1.0), 3)))
             if value is None:
@@ -782,8 +829,7 @@ class DiceReader:
         for die in doubted_dim:
             if not (is_bare_floor(die.blob) or is_no_die(die.blob, die.spot.box)):
                 x, y = die.spot.x / scale, die.spot.y / scale
-                problems.append(Problem(f"something at ({x:.0f}, {y:.0f}) may be a die", ProblemKind.MAYBE_DIE,
-                                        where=(x, y)))
+                problems.append(maybe_a_die(x, y))
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), "unsure" if problems else "ok", tuple(problems))
 
