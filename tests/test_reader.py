@@ -1037,21 +1037,27 @@ def _found_at(x: float, y: float, score: float, opinion: tuple):
     return reader.FoundDie(Detection(x, y, 70, score), FaceBox((x, y), (60.0, 60.0), 0.0), Opinion(*opinion))
 
 
-@pytest.mark.parametrize("neighbour_at, value", [
-    (None, 3),        # nothing to lean on: the pip count agreeing with the doubtful classifier reads it
-    ((470, 300), None),  # another die within 1.25 face sides: it may lean on it, so it stays unread
+@pytest.mark.parametrize("neighbour_at, neighbour, value", [
+    (None, None, 3),        # nothing to lean on: the pip count agreeing with the doubtful classifier reads it
+    ((470, 300), (0.9, (5, 0.95)), None),  # another die within 1.25 face sides: it may lean on it, so it stays unread
+    ((470, 300), (0.45, (5, 0.6)), None),  # found faintly, but read as a value: it may be a die
+    ((470, 300), (0.45, (None, 0.4)), 3),  # found faintly and read as no value: most often the die's own shadow
 ])
-def test_the_pips_agreeing_read_a_doubtful_die_only_when_it_has_nothing_to_lean_on(neighbour_at, value):
+def test_the_pips_agreeing_read_a_doubtful_die_only_when_it_has_nothing_to_lean_on(neighbour_at, neighbour, value):
     """A die cocked on another shows its slanted top face's pips to the pip count and the classifier
-    alike: where a die found surely could lean on another, their agreement is no sign it lies flat."""
+    alike: where a die found surely could lean on another, their agreement is no sign it lies flat. A
+    faint find read as no value is no die to lean on (renders w2 948104: a five beside its shadow)."""
     from vision import reader
 
     image = tray(colour=(60, 120, 40), seed=3)
     draw_die(image, 3, (400, 300), 60, 0.0, (235, 235, 235), (20, 20, 20))
     found = [_found_at(400, 300, 0.9, (3, 0.65))]
     if neighbour_at is not None:
-        draw_die(image, 5, neighbour_at, 60, 0.0, (235, 235, 235), (20, 20, 20))
-        found.append(_found_at(*neighbour_at, 0.9, (5, 0.95)))
+        _, (neighbour_value, _) = neighbour
+        shade = (27, 54, 18)  # the tray's colour darkened: a shadow
+        face, pips = ((235, 235, 235), (20, 20, 20)) if neighbour_value else (shade, shade)
+        draw_die(image, 5, neighbour_at, 60, 0.0, face, pips)
+        found.append(_found_at(*neighbour_at, *neighbour))
     reading = reader.DiceReader(_FakeDetector([]), _FakeClassifier((3, 0.65))).judge(image, found)
     assert reading.dice[0].value == value
     assert reading.status == ("ok" if value else "unsure")
@@ -1232,7 +1238,8 @@ def test_a_side_face_as_large_as_a_die_near_the_frames_edge_says_nothing(die_at,
     ((562, 94), 3, [3, 5], ()),  # a three the pip count sees too: a die touching it
     ((420, 180), 2, [3, 5], ()),  # near the middle: no side face shows as large as a die
 ])
-def test_a_value_read_beside_a_die_near_the_frames_edge_is_asked_about_unless_its_pips_agree(die_at, drawn, values, said):
+def test_a_value_read_beside_a_die_near_the_frames_edge_is_asked_about_unless_its_pips_agree(die_at, drawn, values,
+                                                                                             said):
     """A wide-angle camera shows a die near its frame's edge with the side face turned to it as large
     as a die, pips and all; found less surely than the die, between it and the frame's centre, the
     classifier read it as a value alone (renders w2 948143: a one's side face read as a three at 0.87,

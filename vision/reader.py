@@ -617,14 +617,21 @@ def maybe_a_die(x: float, y: float) -> Problem:
 
 
 def stands_apart(dice: list[FoundDie], index: int, tray: Tray | None = None) -> bool:
-    """Whether no other die's centre, nor the tray's edge when it is known, is within LEANING_REACH face
-    sides of this die's centre: a die can lean on neither."""
+    """Whether no other find that may be a die (may_be_leant_on), nor the tray's edge when it is known, is
+    within LEANING_REACH face sides of this die's centre: a die can lean on neither."""
     die = dice[index]
     reach = LEANING_REACH * die.box.size[0]
     if tray is not None and tray.depth(die.spot.x, die.spot.y) < reach:
         return False
-    return all(distance_between(other, die) >= reach
+    return all(distance_between(other, die) >= reach or not may_be_leant_on(other)
                for position, other in enumerate(dice) if position != index)
+
+
+def may_be_leant_on(die: FoundDie) -> bool:
+    """Whether a find may be a die another leans on: found surely, or read as a value from AGREEMENT_MIN.
+    A faint find read as no value is most often a die's own shadow found again: beside it, a five whose
+    pips and classifier agreed (0.99 and 0.79) was left unread as if it leant on it (renders w2 948104)."""
+    return die.spot.score >= SURE or reads_a_value(die.opinion, AGREEMENT_MIN)
 
 
 class DiceReader:
