@@ -359,20 +359,22 @@ def test_a_die_found_surely_but_read_by_neither_is_said_to_be_unreadable():
         ("unreadable", "the die at (400, 300) could not be read")]
 
 
-@pytest.mark.parametrize("colour, floor, diameter", [
-    ((120, 120, 120), (200, 205, 200), 60),  # a screw head on a white board
-    ((250, 250, 250), (90, 140, 190), 70),  # a lamp's glare on wood
-    ((30, 30, 200), (200, 205, 200), 56),  # a red token
+@pytest.mark.parametrize("colour, floor, diameter, detected", [
+    ((120, 120, 120), (200, 205, 200), 60, 70),  # a screw head on a white board
+    ((250, 250, 250), (90, 140, 190), 70, 70),  # a lamp's glare on wood
+    ((30, 30, 200), (200, 205, 200), 56, 70),  # a red token
+    ((120, 120, 120), (200, 205, 200), 66, 46),  # sized smaller than it is: it runs past the window looked in
 ])
-def test_a_disc_found_as_a_die_and_read_by_neither_says_nothing(colour, floor, diameter):
+def test_a_disc_found_as_a_die_and_read_by_neither_says_nothing(colour, floor, diameter, detected):
     """A screw head, a coin, a glare spot: found surely as a die, its face read by neither. A die is
-    never round, so the reading stays ok instead of asking about something that is no die."""
+    never round, so the reading stays ok instead of asking about something that is no die (byler-d6's
+    rig's screw heads, found 0.7 of their size by networks that never saw it)."""
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=floor, seed=3)
     cv2.circle(image, (400, 300), diameter // 2, colour, -1, cv2.LINE_AA)
-    detector = _FakeDetector([Detection(400, 300, 70, 0.9)])
+    detector = _FakeDetector([Detection(400, 300, detected, 0.9)])
     reading = reader.DiceReader(detector, _FakeClassifier((None, 0.6))).read(image)
     assert (reading.status, reading.dice, reading.problems) == ("ok", (), ())
 

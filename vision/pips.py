@@ -115,6 +115,9 @@ def _face_region(lab: np.ndarray, cut_floor: float = 40.0, cut_share: float = 1.
 
 
 SIDE_FACE_CUT = 0.6
+# A disc is looked for again in a window this much wider (is_wide_disc): twice as wide, a 33 px screw head
+# fills the 48 px window too little to measure round (0.84 of its circle against 0.85).
+WIDE_DISC_LOOK = 1.5
 
 
 # Outlines are found in a square of this many pixels round the detected die, whatever its size.
@@ -226,6 +229,16 @@ GLARE_MARK = 30.0
 GLARE_MARKED_SHARE = 0.01
 DIE_BODY_SHADE = 15.0
 BLOWN_FACE_FILL = 0.88
+
+
+def is_wide_disc(frame: np.ndarray, box) -> bool:
+    """Whether the region of one colour round a found die, looked for in a window WIDE_DISC_LOOK times as
+    wide as look_round's, is a disc as large as the detector's box (_is_disc): a screw head the detector
+    sized smaller than it is runs past look_round's window, and a disc cut off so is no disc there
+    (byler-d6's rig, found by networks that never saw it, on 12 of its 132 table-camera photos)."""
+    (x, y), (width, height), angle = box
+    wider = look_round(frame, ((x, y), (WIDE_DISC_LOOK * width, WIDE_DISC_LOOK * height), angle))
+    return wider is not None and _is_disc(wider, box)
 
 
 def is_no_die(blob: Blob | None, box) -> bool:

@@ -57,6 +57,7 @@ from .pips import (
     is_bare_floor,
     is_floor_in_shade,
     is_no_die,
+    is_wide_disc,
     look_round,
     read_face,
     refine_box,
@@ -814,7 +815,8 @@ class DiceReader:
             if value is not None and is_bare_floor(die.blob):
                 continue  # specks of dust read as a face (a two, in an underexposed frame): no die there
             said = f"({x:.0f}, {y:.0f})"
-            if value is None and (is_no_die(die.blob, spot.box) or is_shadow_of_a_die(frame, found, index)
+            if value is None and (is_no_die(die.blob, spot.box) or is_wide_disc(frame, spot.box)
+                                  or is_shadow_of_a_die(frame, found, index)
                                   or is_side_face_of_a_die(frame, found, index)):
                 continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow, a side face: no die
             if value is None and spot.score < SURE:
