@@ -115,8 +115,9 @@ def _face_region(lab: np.ndarray, cut_floor: float = 40.0, cut_share: float = 1.
 
 
 SIDE_FACE_CUT = 0.6
-# A disc is looked for again in a window this much wider (is_wide_disc): twice as wide, a 33 px screw head
-# fills the 48 px window too little to measure round (0.84 of its circle against 0.85).
+# A disc is looked for again in a window this much wider, at the same scale (is_wide_disc): 2.1 widths of
+# the detector's box, room for a disc the detector sized at 0.7 of its width (byler-d6's screw heads, found
+# so by networks that never saw them). At the window's usual 48 px a die's rounded corners look round.
 WIDE_DISC_LOOK = 1.5
 
 
@@ -127,10 +128,10 @@ SQUARE_FILL = 0.82
 
 
 class Blob(NamedTuple):
-    """The region of one colour covering the middle of a detected die's box, found in a BLOB_PX square
-    window of the frame round it: its outline and the window (BGR and Lab) in window pixels, and where
-    the window lies in the frame (frame pixels per window pixel, and its top-left corner); `seen` marks
-    the window's pixels within the frame (beyond it, the frame's edge pixels are repeated)."""
+    """The region of one colour covering the middle of a detected die's box, found in a square window
+    of the frame round it (look_round): its outline and the window (BGR and Lab) in window pixels, and
+    where the window lies in the frame (frame pixels per window pixel, and its top-left corner); `seen`
+    marks the window's pixels within the frame (beyond it, the frame's edge pixels are repeated)."""
 
     outline: np.ndarray
     window: np.ndarray
@@ -141,13 +142,12 @@ class Blob(NamedTuple):
     seen: np.ndarray
 
 
-def look_round(frame: np.ndarray, box) -> Blob | None:
+def look_round(frame: np.ndarray, box, size: int = BLOB_PX) -> Blob | None:
     """The region of one colour covering the middle of a detected die's box (None when there is none):
     found once per die, it gives the face's outline (refine_box) and tells what no die looks like
-    (is_no_die, is_bare_floor)."""
+    (is_no_die, is_bare_floor). The window spans 1.4 times the box, shrunk to `size` pixels a side."""
     (cx, cy), (w, h), _ = box
     span = max(int(1.4 * max(w, h)), 4)
-    size = BLOB_PX
     window, left, top = frame_window(frame, cx, cy, span)
     window = shrink(window, size, size)
     # A tighter colour cut than for pips: the side faces, shaded a little darker, stay out.
@@ -232,12 +232,14 @@ BLOWN_FACE_FILL = 0.88
 
 
 def is_wide_disc(frame: np.ndarray, box) -> bool:
-    """Whether the region of one colour round a found die, looked for in a window WIDE_DISC_LOOK times as
-    wide as look_round's, is a disc as large as the detector's box (_is_disc): a screw head the detector
-    sized smaller than it is runs past look_round's window, and a disc cut off so is no disc there
-    (byler-d6's rig, found by networks that never saw it, on 12 of its 132 table-camera photos)."""
+    """Whether the region of one colour round a found die, looked for in a window WIDE_DISC_LOOK times
+    as wide as look_round's at the same scale, is a disc as large as the detector's box (_is_disc): a
+    screw head the detector sized smaller than it is runs past look_round's window, and a disc cut off
+    so is no disc there (byler-d6's rig, found by networks that never saw it, on 12 of its 132
+    table-camera photos)."""
     (x, y), (width, height), angle = box
-    wider = look_round(frame, ((x, y), (WIDE_DISC_LOOK * width, WIDE_DISC_LOOK * height), angle))
+    wider = look_round(frame, ((x, y), (WIDE_DISC_LOOK * width, WIDE_DISC_LOOK * height), angle),
+                       round(WIDE_DISC_LOOK * BLOB_PX))
     return wider is not None and _is_disc(wider, box)
 
 
