@@ -112,6 +112,12 @@ LEANING_REACH = 1.25
 # A die's shadow, found as a die, lies within this many face sides of it, centre to centre: on renders n1,
 # 0.95 to 1.48 (a lamp 30 degrees above the table casts a shadow about 1.7 sides long).
 SHADOW_REACH = 2.0
+# One lamp casts every die's shadow in a frame the same way: a find lying from its die within SHADOW_TURN
+# degrees of the way another die's shadow lies from it, and within SHADOW_LENGTHS times as far, lies as a
+# shadow does (renders x2 951041 and 951042: 2 to 8 degrees, 1.2 to 1.4 times; 15 to 30 degrees and 1.6
+# to 2 times read every source and render batch alike).
+SHADOW_TURN = 20.0
+SHADOW_LENGTHS = 1.6
 # A die off the frame's centre shows the side faces turned to the camera, between its top face and the
 # frame's centre; a glossy die's side face, pips and all, is found again as a die of its own, smaller
 # than the die (found at under SIDE_FACE_SIZE of its size, within SIDE_FACE_REACH of its centre, no more
@@ -539,8 +545,20 @@ def is_shadow_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> b
     beside_a_die = any(reads_a_value(other.opinion, AGREEMENT_MIN)
                        and distance_between(other, die) < reach
                        for position, other in enumerate(dice) if position != index)
-    return (beside_a_die and is_floor_in_shade(die.blob) and count_pips(frame, die.box).pip_count == 0
+    return beside_a_die and is_shade(frame, die)
+
+
+def is_shade(frame: np.ndarray, die: FoundDie) -> bool:
+    """Whether a find is the floor in shade (is_floor_in_shade) without a pip in its face's square or
+    the detector's."""
+    return (is_floor_in_shade(die.blob) and count_pips(frame, die.box).pip_count == 0
             and count_pips(frame, detector_square(frame, die.spot)).pip_count == 0)
+
+
+def way_from(die: FoundDie, other: FoundDie) -> tuple[float, float]:
+    """Where `other` lies from `die`, in the die's face sides."""
+    side = die.box.size[0]
+    return (other.spot.x - die.spot.x) / side, (other.spot.y - die.spot.y) / side
 
 
 class Beside(NamedTuple):
@@ -561,6 +579,36 @@ def beside(frame: np.ndarray, die: FoundDie, other: FoundDie) -> Beside:
     inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
     from_centre = math.hypot(*inward)
     return Beside(math.hypot(*offset), from_centre, from_centre / math.hypot(*centre), turn_between(offset, inward))
+
+
+def shadow_cast(frame: np.ndarray, dice: list[FoundDie], index: int) -> tuple[float, float] | None:
+    """Where a die's shadow found at `index` lies from the die that casts it (is_shadow_of_a_die: the
+    nearest die read as a value), in that die's face sides; None for a find that is no such shadow."""
+    if not is_shadow_of_a_die(frame, dice, index):
+        return None
+    shadow = dice[index]
+    die = min((other for other in dice if reads_a_value(other.opinion, AGREEMENT_MIN)),
+              key=lambda other: distance_between(other, shadow))
+    return way_from(die, shadow)
+
+
+def is_shadow_as_the_others_are(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
+    """Whether a find guessed at as a value (below AGREEMENT_MIN), but otherwise as a die's shadow is
+    (is_shadow_of_a_die), lies from a die read as a value as another die's shadow found in the frame
+    lies from its die: within SHADOW_TURN degrees of its way and SHADOW_LENGTHS times its length. One
+    lamp casts every shadow of a frame the same way; a long shadow's dark floor is guessed at as a two
+    or a five at 0.2 to 0.3 (renders x2 951041, 951042, a webcam over a desk)."""
+    find = dice[index]
+    if find.opinion is None or find.opinion.value is None or reads_a_value(find.opinion, AGREEMENT_MIN):
+        return False
+    if not is_shade(frame, find):
+        return False
+    cast = [way for position in range(len(dice)) if position != index
+            and (way := shadow_cast(frame, dice, position)) is not None]
+    ways = [way_from(die, find) for die in dice if die is not find and reads_a_value(die.opinion, AGREEMENT_MIN)]
+    return any(math.hypot(*way) <= SHADOW_REACH and turn_between(way, shadow) <= SHADOW_TURN
+               and 1 / SHADOW_LENGTHS <= math.hypot(*way) / math.hypot(*shadow) <= SHADOW_LENGTHS
+               for way in ways for shadow in cast)
 
 
 def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
@@ -817,6 +865,7 @@ class DiceReader:
             said = f"({x:.0f}, {y:.0f})"
             if value is None and (is_no_die(die.blob, spot.box) or is_wide_disc(frame, spot.box)
                                   or is_shadow_of_a_die(frame, found, index)
+                                  or is_shadow_as_the_others_are(frame, found, index)
                                   or is_side_face_of_a_die(frame, found, index)):
                 continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow, a side face: no die
             if value is None and spot.score < SURE:
