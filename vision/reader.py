@@ -138,8 +138,8 @@ SIDE_FACE_NEAR = 0.55
 # (renders n7 to n10, dice on a bare desk: 0.57 to 0.83 of a size away, from 0.78 of the way out).
 EDGE_SHARE = 0.6
 EDGE_SIDE_FACE_NEAR = 0.85
-# Such a side face, read surely as a value, is only asked about (the pip count disagreeing, within
-# EDGE_SIDE_FACE_REACH of the die's face side): found with its shadow, 1.02 sides away (renders w2 948134).
+# Such a side face read surely as a value is let be too where the pip count does not agree, within
+# EDGE_SIDE_FACE_REACH of the die's face side: found with its shadow, 1.02 sides away (renders w2 948134).
 EDGE_SIDE_FACE_REACH = 1.1
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
@@ -641,7 +641,7 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
     return any(shows_it(other) for position, other in enumerate(dice) if position != index)
 
 
-def may_be_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
+def is_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
     """Whether a die whose value the classifier alone gives, the pip count in its square not agreeing,
     lies between a die found more surely near the frame's edge (EDGE_SHARE) and the frame's centre,
     within EDGE_SIDE_FACE_REACH of that die's face side: a wide lens shows such a die's side face, pips
@@ -834,8 +834,8 @@ class DiceReader:
         """Stage 6: each die's value, where the classifier is sure (surer for an outline far wider than
         the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
         has nothing to lean on), none on bare floor nor for a faint find much smaller than the frame's
-        dice, and a problem for each die left unread, and for a value read beside a die near the frame's
-        edge where that die's side face shows;
+        dice, nor for a value read beside a die near the frame's edge where that die's side face shows,
+        and a problem for each die left unread;
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
@@ -848,9 +848,8 @@ class DiceReader:
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
                 assert opinion is not None
                 value, confidence, pips_seen = opinion.value, opinion.confidence, 0
-                if may_be_side_face_read_as_a_die(frame, found, index):
-                    problems.append(maybe_a_die(x, y))  # taken, it would be a die too many, without a word
-                    continue
+                if is_side_face_read_as_a_die(frame, found, index):
+                    continue  # a side face, as is_side_face_of_a_die lets be: taken, a die too many
             elif opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
                 # A die cocked on another (or the wall) shows its slanted top face's pips to the pip
                 # count and the classifier alike: their agreement is no sign it lies flat. A die found
