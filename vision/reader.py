@@ -578,7 +578,8 @@ def beside(frame: np.ndarray, die: FoundDie, other: FoundDie) -> Beside:
     offset = (die.spot.x - other.spot.x, die.spot.y - other.spot.y)
     inward = (centre[0] - other.spot.x, centre[1] - other.spot.y)
     from_centre = math.hypot(*inward)
-    return Beside(math.hypot(*offset), from_centre, from_centre / math.hypot(*centre), turn_between(offset, inward))
+    return Beside(distance_between(die, other), from_centre, from_centre / math.hypot(*centre),
+                  turn_between(offset, inward))
 
 
 def shadow_cast(frame: np.ndarray, dice: list[FoundDie], index: int) -> tuple[float, float] | None:
@@ -599,9 +600,8 @@ def is_shadow_as_the_others_are(frame: np.ndarray, dice: list[FoundDie], index: 
     lamp casts every shadow of a frame the same way; a long shadow's dark floor is guessed at as a two
     or a five at 0.2 to 0.3 (renders x2 951041, 951042, a webcam over a desk)."""
     find = dice[index]
-    if find.opinion is None or find.opinion.value is None or reads_a_value(find.opinion, AGREEMENT_MIN):
-        return False
-    if not is_shade(frame, find):
+    guessed = find.opinion is not None and find.opinion.value is not None
+    if not guessed or reads_a_value(find.opinion, AGREEMENT_MIN) or not is_shade(frame, find):
         return False
     cast = [way for position in range(len(dice)) if position != index
             and (way := shadow_cast(frame, dice, position)) is not None]
