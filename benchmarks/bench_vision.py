@@ -10,7 +10,8 @@ rate (status ok but wrong), median and p95 milliseconds per image (wall and CPU)
 Where the manifest expects "unsure" for some pictures (a hand over the dice, motion blur, a cocked die:
 their values cannot all be read), those are counted apart: the exact-read rate of the pictures expected
 "ok", and how many of the others the reader called unsure.
-Then the reader's median and p95 on 1280x960 frames (the folder's images scaled to that size) as ratios
+Then the reader's median and p95 on 1280x960 frames (the folder's images scaled to fill that size, the
+middle kept: stretched, a 16:9 frame's square dice would be shapes no camera gives) as ratios
 to a plain cv2.cvtColor + GaussianBlur(5x5) of the same frame, timed alternately in the same run (wall
 and CPU time): the machine is shared and noisy, the ratio travels, and the CPU time is what a
 single-threaded reader costs whoever else is running. --failures DIR writes annotated wrong readings.
@@ -46,6 +47,8 @@ from vision.labelled import KNOWN_LABEL_ERRORS, LabelledImage, load_folder, read
 from vision.settle import settled_frame
 
 ZOOM_VIEW = (960, 720)
+# The table camera's frame, at which the reader is timed.
+TIMED_FRAME = (1280, 960)
 
 
 T = TypeVar("T")
@@ -55,6 +58,16 @@ def timed(action: Callable[[], T]) -> tuple[T, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     result = action()
     return result, (time.perf_counter() - wall) * 1000.0, (time.process_time() - cpu) * 1000.0
+
+
+def as_timed_frame(image: np.ndarray) -> np.ndarray:
+    """The picture as a TIMED_FRAME frame: scaled, keeping its shape, until it fills one, and its middle kept."""
+    width, height = TIMED_FRAME
+    scale = max(width / image.shape[1], height / image.shape[0])
+    scaled = cv2.resize(image, (max(width, round(image.shape[1] * scale)), max(height, round(image.shape[0] * scale))),
+                        interpolation=cv2.INTER_LINEAR)
+    left, top = (scaled.shape[1] - width) // 2, (scaled.shape[0] - height) // 2
+    return np.ascontiguousarray(scaled[top:top + height, left:left + width])
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -148,7 +161,7 @@ def bench_folder(folder: Path, split: str | None, frames_1280: int, failures: Pa
         scores.append(result)
         expected_unsure.append(label.expected_status == "unsure")
         if len(frames) < frames_1280:
-            frames.append(cv2.resize(image, (1280, 960), interpolation=cv2.INTER_LINEAR))
+            frames.append(as_timed_frame(image))
         missed = not read_as_labelled(result, label)
         if failures is not None and missed:
             failures.mkdir(parents=True, exist_ok=True)

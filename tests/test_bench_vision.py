@@ -14,7 +14,7 @@ from vision.labelled import load_folder
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_vision import CONDITIONS, ZOOM_VIEW, as_settled, with_sensor_noise, zoomed  # noqa: E402
+from bench_vision import CONDITIONS, TIMED_FRAME, ZOOM_VIEW, as_settled, as_timed_frame, with_sensor_noise, zoomed  # noqa: E402
 
 
 @pytest.mark.parametrize("zoom", [0.6, 1.0, 1.7, 2.5])
@@ -208,3 +208,16 @@ def test_the_settled_mean_of_noisy_frames_is_nearer_the_scene_than_one_of_them()
         return float(np.abs(picture.astype(float) - image.astype(float)).mean())
 
     assert off(as_settled(image, 9)) < 0.5 * off(with_sensor_noise(image))
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (640, 640), (640, 480), (2304, 1296)])
+def test_a_frame_timed_is_the_table_cameras_size_and_a_square_die_stays_square(size):
+    width, height = size
+    picture = np.zeros((height, width, 3), np.uint8)
+    side = height // 8
+    top, left = height // 2 - side // 2, width // 2 - side // 2
+    picture[top:top + side, left:left + side] = 255  # a square die in the middle
+    frame = as_timed_frame(picture)
+    assert frame.shape[:2] == (TIMED_FRAME[1], TIMED_FRAME[0])
+    rows, columns = np.nonzero(frame[:, :, 0] > 127)
+    assert np.ptp(columns) == pytest.approx(np.ptp(rows), abs=2)
