@@ -140,7 +140,11 @@ EDGE_SHARE = 0.6
 EDGE_SIDE_FACE_NEAR = 0.85
 # Such a side face read surely as a value is let be too where the pip count does not agree, within
 # EDGE_SIDE_FACE_REACH of the die's face side: found with its shadow, 1.02 sides away (renders w2 948134).
+# Where the pip count agrees, a die touching it is as likely; but two dice lying flat are a face's side
+# apart at least, so within EDGE_SIDE_FACE_CLOSE of it the find is that side face (renders x4 954145,
+# 0.76 sides) or a die cocked on it (x1 950004, 0.94), and is asked about (flat dice there: x3 952011, 1.09).
 EDGE_SIDE_FACE_REACH = 1.1
+EDGE_SIDE_FACE_CLOSE = 1.0
 # A face's own outline this much wider than the frame's typical die (the median face square of the
 # dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
 # colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
@@ -641,14 +645,11 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
     return any(shows_it(other) for position, other in enumerate(dice) if position != index)
 
 
-def is_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
-    """Whether a die whose value the classifier alone gives, the pip count in its square not agreeing,
-    lies between a die found more surely near the frame's edge (EDGE_SHARE) and the frame's centre,
-    within EDGE_SIDE_FACE_REACH of that die's face side: a wide lens shows such a die's side face, pips
-    and all, as large as a die, and the classifier reads it as a face (renders w2 948134, 948143)."""
+def edge_die_it_lies_beside(frame: np.ndarray, dice: list[FoundDie], index: int) -> FoundDie | None:
+    """The die found more surely near the frame's edge (EDGE_SHARE), read alone, that a die found at
+    `index` lies beside, between it and the frame's centre, within EDGE_SIDE_FACE_REACH of its face
+    side, where a wide lens shows that die's side face, pips and all, as large as a die; None for none."""
     die = dice[index]
-    if die.opinion is None or die.opinion.value is None:
-        return False
 
     def shows_it(other: FoundDie) -> bool:
         where = beside(frame, die, other)
@@ -656,8 +657,26 @@ def is_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: i
                 and where.out >= EDGE_SHARE and where.distance <= EDGE_SIDE_FACE_REACH * other.box.size[0]
                 and where.turn <= SIDE_FACE_TURN)
 
-    return (any(shows_it(other) for position, other in enumerate(dice) if position != index)
+    return next((other for position, other in enumerate(dice) if position != index and shows_it(other)), None)
+
+
+def is_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
+    """Whether a die whose value the classifier alone gives, the pip count in its square not agreeing,
+    lies beside an edge die where its side face shows (edge_die_it_lies_beside): the classifier reads
+    such a side face as a face (renders w2 948134, 948143)."""
+    die = dice[index]
+    return (die.opinion is not None and die.opinion.value is not None
+            and edge_die_it_lies_beside(frame, dice, index) is not None
             and count_pips(frame, die.box).value != die.opinion.value)
+
+
+def may_be_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
+    """Whether a die whose value the classifier alone gives lies beside an edge die where its side face
+    shows (edge_die_it_lies_beside), nearer than a die lying flat beside it can (EDGE_SIDE_FACE_CLOSE of
+    its face side): that side face, its pips read as they are, or a die cocked on it."""
+    edge_die = edge_die_it_lies_beside(frame, dice, index)
+    return (edge_die is not None
+            and distance_between(dice[index], edge_die) < EDGE_SIDE_FACE_CLOSE * edge_die.box.size[0])
 
 
 def maybe_a_die(x: float, y: float) -> Problem:
@@ -834,8 +853,9 @@ class DiceReader:
         """Stage 6: each die's value, where the classifier is sure (surer for an outline far wider than
         the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
         has nothing to lean on), none on bare floor nor for a faint find much smaller than the frame's
-        dice, nor for a value read beside a die near the frame's edge where that die's side face shows,
-        and a problem for each die left unread;
+        dice, nor for a value read beside a die near the frame's edge where that die's side face shows
+        (asked about where the pips agree but it lies nearer than a flat die can), and a problem for
+        each die left unread;
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
@@ -850,6 +870,9 @@ class DiceReader:
                 value, confidence, pips_seen = opinion.value, opinion.confidence, 0
                 if is_side_face_read_as_a_die(frame, found, index):
                     continue  # a side face, as is_side_face_of_a_die lets be: taken, a die too many
+                if may_be_side_face_read_as_a_die(frame, found, index):
+                    problems.append(maybe_a_die(x, y))
+                    continue
             elif opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
                 # A die cocked on another (or the wall) shows its slanted top face's pips to the pip
                 # count and the classifier alike: their agreement is no sign it lies flat. A die found
