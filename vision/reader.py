@@ -167,6 +167,10 @@ MIN_TYPICAL = 3
 # A die found faintly (below SURE) and smaller than that share is given no value either: it is part of
 # a face (two of a red three's pips on a red tray, renders c4 096726) or a side face; it may be a die.
 DICE_SIZED = (0.65, 1.5)
+# A find under this share of the typical die's size, however sure, is no whole die either: read as no
+# face, it is asked about only as a faint find is (a lamp's soft reflection on the tray, renders u1
+# 947003 and 947059: 0.38 and 0.42; over every source it changes no other picture's status).
+PART_OF_A_DIE = 0.5
 # An outline of a face and one side face (vision.pips.end_squares) whose long axis lies within END_TURN
 # degrees of the line from the frame's centre is read at its outer end too: a flat die off the centre
 # shows the side face turned to the camera there. A die cocked on another shows its side face any way
@@ -244,9 +248,9 @@ def size_of_the_dice(found: list[FoundDie]) -> float | None:
     return typical_found_size(found) or _median_of_enough([die.spot.size for die in found])
 
 
-def smaller_than_the_dice(spot: Detection, typical_size: float | None) -> bool:
-    """Whether a find is much smaller than the frame's typical die (DICE_SIZED), when there is one."""
-    return typical_size is not None and spot.size < DICE_SIZED[0] * typical_size
+def smaller_than_the_dice(spot: Detection, typical_size: float | None, share: float = DICE_SIZED[0]) -> bool:
+    """Whether a find is under `share` of the frame's typical die's size (DICE_SIZED), when there is one."""
+    return typical_size is not None and spot.size < share * typical_size
 
 
 def taken_alone_from(die: FoundDie, typical: float | None) -> float:
@@ -890,11 +894,12 @@ class DiceReader:
                                   or is_shadow_as_the_others_are(frame, found, index)
                                   or is_side_face_of_a_die(frame, found, index)):
                 continue  # a screw head, a coin, a glare spot, a speck of dust, a shadow, a side face: no die
-            if value is None and spot.score < SURE:
-                # A faint peak without a face's pips, or one the classifier is sure is no face, is a
-                # screw head, a crumb, a pattern: nothing to say. Otherwise it may be a die; so too when
-                # the classifier reads a face as surely as it would take one found surely, pips or not
-                # (a face blown out under glare, a die in a dim corner, left out without a word).
+            if value is None and (spot.score < SURE or smaller_than_the_dice(spot, typical_size, PART_OF_A_DIE)):
+                # A faint peak (or a find far smaller than the dice) without a face's pips, or one the
+                # classifier is sure is no face, is a screw head, a crumb, a pattern: nothing to say.
+                # Otherwise it may be a die; so too when the classifier reads a face as surely as it
+                # would take one found surely, pips or not (a face blown out under glare, a die in a dim
+                # corner, left out without a word).
                 surely_no_face = (opinion is not None and opinion.value is None
                                   and opinion.confidence >= CLASSIFIER_ALONE)
                 if (pips_seen > 0 and not surely_no_face) or reads_a_value(opinion, CLASSIFIER_ALONE):
