@@ -857,7 +857,9 @@ class DiceReader:
         """Stage 6: each die's value, where the classifier is sure (surer for an outline far wider than
         the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
         has nothing to lean on), none on bare floor nor for a faint find much smaller than the frame's
-        dice, nor for a value read beside a die near the frame's edge where that die's side face shows
+        dice (one under half their size left unread, found surely or not, is asked about only as a
+        faint find is), nor
+        for a value read beside a die near the frame's edge where that die's side face shows
         (asked about where the pips agree but it lies nearer than a flat die can), and a problem for
         each die left unread;
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
