@@ -20,8 +20,8 @@
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value
    (a face outlined far wider than the frame's other dice needs a surer classifier or the pips); but
    something left unread that no die looks like (a screw head, a coin, a glare spot, a speck of dust
-   on bare floor, a die's shadow or side face beside it) says nothing, and bare floor is no die
-   whatever its specks were read as.
+   on bare floor, a die's shadow or side face beside it, anything under half a die's size without
+   pips) says nothing, and bare floor is no die whatever its specks were read as.
 `read_dice(frame)` is the same with the packaged networks.
 """
 
