@@ -1339,22 +1339,27 @@ class _ReadingAt(_Classifying):
     (None, 66, (2, 0.95), [3, 4, 5], 0.9),  # bare floor read as a two: the pips do not agree, nothing is said
     (2, 20, (2, 0.87), [3, 4, 5], 0.9),  # a speck-sized two (photo noise, a printed pattern): no die of this frame
     (2, 66, (2, 0.87), [2, 3, 4, 5], 0.4),  # the others found faintly too (renders n9 937028): their size still
+    (2, 66, (2, 0.87), [2, 3, 4], None),  # beside only two dice, as when the others are kept aside (y2 956024)
+    (2, 20, (2, 0.87), [3, 4], None),
 ])
 def test_a_die_seen_only_dimly_is_taken_where_its_face_is_read_and_it_is_a_dice_size(drawn, size, says, values,
                                                                                         found_at):
     """The detector sees a blue die touching a black one, or a green die on a blue tray, only dimly (renders
     f1 094077, 094099: 0.25 and 0.29). Such a find is a die where the classifier and the pip count read
     one value there and it is the size of the frame's dice (found surely, or else all found faintly, as
-    ivory dice on light wood are); otherwise nothing is said of it."""
+    ivory dice on light wood are; `found_at` None: only two others, one found surely); otherwise nothing
+    is said of it."""
     from vision import reader
     from vision.die_detector import Detection
 
     image = tray(colour=(60, 120, 40), seed=3)
-    for value, x in ((3, 200), (4, 400), (5, 600)):
+    others = ((3, 200), (4, 400), (5, 600)) if found_at is not None else ((3, 200), (4, 400))
+    for value, x in others:
         draw_die(image, value, (x, 300), 60, 10.0)
     if drawn is not None:
         draw_die(image, drawn, (800, 300), 60 * size / 66, 10.0)
-    detector = _FakeDetector([Detection(200, 300, 66, 0.9)] + [Detection(x, 300, 66, found_at) for x in (400, 600)],
+    detector = _FakeDetector([Detection(200, 300, 66, 0.9)]
+                             + [Detection(x, 300, 66, found_at or 0.4) for _, x in others[1:]],
                              dim=[Detection(800, 300, size, 0.25)])
     classifier = _ReadingAt({(200, 300): (3, 0.98), (400, 300): (4, 0.98), (600, 300): (5, 0.98), (800, 300): says})
     reading = reader.DiceReader(detector, classifier).read(image)
@@ -1527,7 +1532,9 @@ def test_a_die_showing_its_side_face_near_the_frames_edge_is_read_on_its_top_fac
 @pytest.mark.parametrize("scores, size", [
     ((0.9, 0.9, 0.9, 0.4), 50.0),  # three found surely: their size, the faint find's left out
     ((0.9, 0.4, 0.4, 0.4), 55.0),  # one found surely: every die found (ivory dice on light wood)
-    ((0.9, 0.4), None),  # too few to tell the dice's size by
+    ((0.9, 0.4), 45.0),  # two dice, as when the others are kept aside: their size, to tell a speck by
+    ((0.9,), 40.0),
+    ((), None),  # none found: no size to go by
 ])
 def test_dim_finds_are_taken_by_the_size_of_the_dice_found_surely_or_else_of_all(scores, size):
     from vision.die_detector import Detection

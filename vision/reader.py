@@ -243,9 +243,11 @@ def typical_found_size(found: list[FoundDie]) -> float | None:
 
 def size_of_the_dice(found: list[FoundDie]) -> float | None:
     """The detector's size of the frame's dice, to take a dim find by (DiceReader.read_dim): the typical
-    die's; where fewer than MIN_TYPICAL dice are found surely, the median of every die found. Dice of
-    one kind, low in contrast with the floor (ivory on light wood), are found faintly all together."""
-    return typical_found_size(found) or _median_of_enough([die.spot.size for die in found])
+    die's; where fewer than MIN_TYPICAL dice are found surely, the median of every die found, however
+    few. Dice of one kind, low in contrast with the floor (ivory on light wood), are found faintly all
+    together; two dice thrown, the others kept aside, are still enough to tell a speck from a die by."""
+    sizes = [die.spot.size for die in found]
+    return typical_found_size(found) or (float(np.median(sizes)) if sizes else None)
 
 
 def smaller_than_the_dice(spot: Detection, typical_size: float | None, share: float = DICE_SIZED[0]) -> bool:
