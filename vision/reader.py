@@ -860,10 +860,9 @@ class DiceReader:
         the frame's typical die) or the pip count agrees with it (for a die found surely, only where it
         has nothing to lean on), none on bare floor nor for a faint find much smaller than the frame's
         dice (one under half their size left unread, found surely or not, is asked about only as a
-        faint find is), nor
-        for a value read beside a die near the frame's edge where that die's side face shows
-        (asked about where the pips agree but it lies nearer than a flat die can), and a problem for
-        each die left unread;
+        faint find is), nor for a value read beside a die near the frame's edge where that die's side
+        face shows (asked about where the pips agree but it lies nearer than a flat die can), and a
+        problem for each die left unread;
         positions in the caller's frame (`scale`: how much the frame read was shrunk)."""
         dice: list[Die] = []
         problems: list[Problem] = []
