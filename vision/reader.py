@@ -654,7 +654,8 @@ def is_side_face_of_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -
 def edge_die_it_lies_beside(frame: np.ndarray, dice: list[FoundDie], index: int) -> FoundDie | None:
     """The die found more surely near the frame's edge (EDGE_SHARE), read alone, that a die found at
     `index` lies beside, between it and the frame's centre, within EDGE_SIDE_FACE_REACH of its face
-    side, where a wide lens shows that die's side face, pips and all, as large as a die; None for none."""
+    side, where a wide lens shows that die's side face, pips and all, as large as a die; None for none.
+    The classifier reads such a side face as a face (renders w2 948134, 948143; x4 954145)."""
     die = dice[index]
 
     def shows_it(other: FoundDie) -> bool:
@@ -664,25 +665,6 @@ def edge_die_it_lies_beside(frame: np.ndarray, dice: list[FoundDie], index: int)
                 and where.turn <= SIDE_FACE_TURN)
 
     return next((other for position, other in enumerate(dice) if position != index and shows_it(other)), None)
-
-
-def is_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
-    """Whether a die whose value the classifier alone gives, the pip count in its square not agreeing,
-    lies beside an edge die where its side face shows (edge_die_it_lies_beside): the classifier reads
-    such a side face as a face (renders w2 948134, 948143)."""
-    die = dice[index]
-    return (die.opinion is not None and die.opinion.value is not None
-            and edge_die_it_lies_beside(frame, dice, index) is not None
-            and count_pips(frame, die.box).value != die.opinion.value)
-
-
-def may_be_side_face_read_as_a_die(frame: np.ndarray, dice: list[FoundDie], index: int) -> bool:
-    """Whether a die whose value the classifier alone gives lies beside an edge die where its side face
-    shows (edge_die_it_lies_beside), nearer than a die lying flat beside it can (EDGE_SIDE_FACE_CLOSE of
-    its face side): that side face, its pips read as they are, or a die cocked on it."""
-    edge_die = edge_die_it_lies_beside(frame, dice, index)
-    return (edge_die is not None
-            and distance_between(dice[index], edge_die) < EDGE_SIDE_FACE_CLOSE * edge_die.box.size[0])
 
 
 def maybe_a_die(x: float, y: float) -> Problem:
@@ -875,11 +857,13 @@ class DiceReader:
                 # The pip count could only agree: spare it (most dice of a clear throw are read so).
                 assert opinion is not None
                 value, confidence, pips_seen = opinion.value, opinion.confidence, 0
-                if is_side_face_read_as_a_die(frame, found, index):
-                    continue  # a side face, as is_side_face_of_a_die lets be: taken, a die too many
-                if may_be_side_face_read_as_a_die(frame, found, index):
-                    problems.append(maybe_a_die(x, y))
-                    continue
+                edge_die = edge_die_it_lies_beside(frame, found, index)
+                if edge_die is not None:
+                    if count_pips(frame, box).value != value:
+                        continue  # its side face, as is_side_face_of_a_die lets be: taken, a die too many
+                    if distance_between(die, edge_die) < EDGE_SIDE_FACE_CLOSE * edge_die.box.size[0]:
+                        problems.append(maybe_a_die(x, y))  # nearer than a flat die: its side face, or cocked
+                        continue
             elif opinion is not None and spot.score >= SURE and not stands_apart(found, index, tray):
                 # A die cocked on another (or the wall) shows its slanted top face's pips to the pip
                 # count and the classifier alike: their agreement is no sign it lies flat. A die found
