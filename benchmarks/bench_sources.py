@@ -4,6 +4,8 @@
     .venv/bin/python benchmarks/bench_sources.py --held-out byler-d6 \\
         --detector /tmp/no-byler/die_detector.onnx --classifier /tmp/no-byler/face_classifier.onnx
     .venv/bin/python benchmarks/bench_sources.py --datasets /tmp/renders --sources b3   # rendered folders too
+    .venv/bin/python benchmarks/bench_sources.py --save before.jsonl      # then, with a rule changed:
+    .venv/bin/python benchmarks/bench_sources.py --against before.jsonl   # each picture read otherwise
 
 Leave-one-source-out: the honest figure for a source is that of networks trained without it.
 TRAINED_ON names what the packaged networks learnt from; a source they saw is marked "seen" and its
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,7 +98,8 @@ class Tally:
     raised: collections.Counter = field(default_factory=collections.Counter)
     raised_true: collections.Counter = field(default_factory=collections.Counter)
 
-    def add(self, reading: Reading, label: LabelledImage, width: int, height: int) -> None:
+    def add(self, reading: Reading, label: LabelledImage, width: int, height: int) -> str:
+        """Counts one picture's reading; its verdict: "exact", "silent-wrong" or "unsure"."""
         result = score(reading, label, width, height)
         doubtful = label.expected_status == "unsure"
         right = read_as_labelled(result, label)
@@ -116,6 +120,7 @@ class Tally:
         self.on_a_die.update({p.kind for p, true in zip(reading.problems, on_a_die) if true})
         self.raised.update(p.kind for p in reading.problems)
         self.raised_true.update(p.kind for p, true in zip(reading.problems, on_a_die) if true)
+        return "exact" if right else "silent-wrong" if wrong else "unsure"
 
     def precision(self, kind: ProblemKind) -> float | None:
         """The share of the alarms of `kind` raised that lie on a die left unread; None if none was."""
@@ -162,7 +167,10 @@ def is_table_camera(label: LabelledImage, width: int, height: int) -> bool:
     return len(boxes) <= TABLE_DICE and all(min(box.width, box.height) >= TABLE_DIE_PX for box in boxes)
 
 
-def bench_source(folder: Path, reader: DiceReader, split: str | None, seen: str | None) -> dict[str, Tally]:
+def bench_source(folder: Path, reader: DiceReader, split: str | None, seen: str | None,
+                 log: list[dict] | None = None) -> dict[str, Tally]:
+    """Reads every picture of a source and prints its figures; each picture's reading and verdict is
+    appended to `log` when given (--save, --against)."""
     few_dice = "few dice, steep" if folder.name in STEEP else "table camera"
     tallies = {few_dice: Tally(), "the rest": Tally(), "all": Tally()}
     for label in load_folder(folder, split):
@@ -173,13 +181,42 @@ def bench_source(folder: Path, reader: DiceReader, split: str | None, seen: str 
         height, width = image.shape[:2]
         reading = reader.read(image)
         part = few_dice if is_table_camera(label, width, height) else "the rest"
-        tallies[part].add(reading, label, width, height)
+        verdict = tallies[part].add(reading, label, width, height)
         tallies["all"].add(reading, label, width, height)
+        if log is not None:
+            log.append({"source": folder.name, "picture": label.path.name, "verdict": verdict,
+                        "status": reading.status, "values": list(reading.values),
+                        "problems": [problem.kind.value for problem in reading.problems]})
     held = f"seen in training ({seen}): optimistic" if seen else "held out: never trained on"
     print(f"{folder.name}{f' ({split} split)' if split else ''}: {held}")
     for name, tally in tallies.items():
         print(tally.line(name))
     return tallies
+
+
+def changed_readings(before: list[dict], after: list[dict]) -> list[str]:
+    """The pictures read both times whose verdict or values changed, one line each, then per source how
+    many were read exactly and silently wrong before and after: what a changed rule or network did."""
+    earlier = {(row["source"], row["picture"]): row for row in before}
+    lines = []
+    totals: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for row in after:
+        old = earlier.get((row["source"], row["picture"]))
+        if old is None:
+            continue
+        total = totals[row["source"]]
+        total["pictures"] += 1
+        for when, run in (("before", old), ("after", row)):
+            total[f"exact {when}"] += run["verdict"] == "exact"
+            total[f"silent-wrong {when}"] += run["verdict"] == "silent-wrong"
+        if (old["verdict"], old["values"]) != (row["verdict"], row["values"]):
+            lines.append(f"  {row['source']} {row['picture']}: {old['verdict']} -> {row['verdict']}  "
+                         f"{old['status']} {old['values']} -> {row['status']} {row['values']}")
+    for source, total in totals.items():
+        lines.append(f"{source}: {total['pictures']} pictures, exact {total['exact before']} -> "
+                     f"{total['exact after']}, silent-wrong {total['silent-wrong before']} -> "
+                     f"{total['silent-wrong after']}")
+    return lines or ["no picture was read both times"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,11 +229,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", nargs="*", default=[*SOURCES, "samples"],
                         help="source names under --datasets, or 'samples'")
     parser.add_argument("--split", help="only this split of each source (split.csv), e.g. test")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="write each picture's reading (JSON lines)")
+    parser.add_argument("--against", type=Path, metavar="FILE",
+                        help="a run saved with --save: list each picture whose reading changed since")
     args = parser.parse_args(argv)
     custom = args.detector is not None or args.classifier is not None
     detector = DieDetector(args.detector) if args.detector else default_detector()
     classifier = FaceClassifier(args.classifier) if args.classifier else default_classifier()
     reader = DiceReader(detector, classifier)
+    log: list[dict] = []
     print(f"networks: detector {detector.network.model_path.name}, classifier {classifier.network.model_path.name}"
           f"{'' if custom else ' (packaged)'}")
     for name in args.sources:
@@ -211,7 +252,13 @@ def main(argv: list[str] | None = None) -> int:
             seen = None if name in args.held_out else "assumed seen: not named by --held-out"
         else:
             seen = TRAINED_ON.get(name)
-        bench_source(folder, reader, args.split, seen)
+        bench_source(folder, reader, args.split, seen, log)
+    if args.save:
+        args.save.write_text("".join(json.dumps(row) + "\n" for row in log))
+    if args.against:
+        before = [json.loads(line) for line in args.against.read_text().splitlines() if line]
+        print(f"against {args.against}:")
+        print("\n".join(changed_readings(before, log)))
     return 0
 
 

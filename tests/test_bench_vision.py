@@ -221,3 +221,50 @@ def test_a_frame_timed_is_the_table_cameras_size_and_a_square_die_stays_square(s
     assert frame.shape[:2] == (TIMED_FRAME[1], TIMED_FRAME[0])
     rows, columns = np.nonzero(frame[:, :, 0] > 127)
     assert np.ptp(columns) == pytest.approx(np.ptp(rows), abs=2)
+
+
+def test_the_source_bench_gives_each_pictures_verdict():
+    from bench_sources import Tally
+
+    from vision.labelled import LabelledImage
+    from vision.reading import Die, Problem, ProblemKind, Reading
+
+    label = LabelledImage(Path("x.jpg"), (1, 2, 3, 4, 5), "ok", None)
+    unread = (Problem("the die at (250, 100) could not be read", ProblemKind.UNREADABLE, where=(250, 100)),)
+    right = tuple(Die(value, 50 * value, 100, 40, 0, 0.9) for value in (1, 2, 3, 4, 5))
+    wrong = tuple(Die(value, 50 * value, 100, 40, 0, 0.9) for value in (1, 2, 3, 4, 6))
+    tally = Tally()
+    verdicts = [tally.add(reading, label, 400, 400)
+                for reading in (Reading(right, "ok"), Reading(wrong, "ok"), Reading(right[:4], "unsure", unread))]
+    assert verdicts == ["exact", "silent-wrong", "unsure"]
+
+
+def test_a_saved_source_bench_run_tells_which_pictures_another_reads_otherwise(tmp_path, capsys):
+    """Each rule is weighed picture by picture over every source: --save one run, --against it the next."""
+    import json
+    import shutil
+
+    from bench_sources import main
+
+    folder = tmp_path / "some-tray"
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    for name in ("synth_00002", "synth_00003"):
+        shutil.copy(REPO / "samples" / "images" / f"{name}.jpg", folder / "images")
+        shutil.copy(REPO / "samples" / "labels" / f"{name}.txt", folder / "labels")
+    (folder / "manifest.csv").write_text("image,values,status\nsynth_00002.jpg,1-3-3-5-5,ok\n"
+                                         "synth_00003.jpg,1-2-4-5-6,ok\n")
+    saved = tmp_path / "before.jsonl"
+    main(["--datasets", str(tmp_path), "--sources", "some-tray", "--save", str(saved)])
+    rows = [json.loads(line) for line in saved.read_text().splitlines()]
+    assert [(row["source"], row["picture"], row["verdict"]) for row in rows] == [
+        ("some-tray", "synth_00002.jpg", "exact"), ("some-tray", "synth_00003.jpg", "exact")]
+    capsys.readouterr()
+    main(["--datasets", str(tmp_path), "--sources", "some-tray", "--against", str(saved)])
+    assert capsys.readouterr().out.endswith("some-tray: 2 pictures, exact 2 -> 2, silent-wrong 0 -> 0\n")
+    rows[0].update(verdict="unsure", status="unsure", values=[1, 3, 5, 5])  # as a stricter rule would read it
+    saved.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    main(["--datasets", str(tmp_path), "--sources", "some-tray", "--against", str(saved)])
+    out = capsys.readouterr().out
+    assert ("  some-tray synth_00002.jpg: unsure -> exact  unsure [1, 3, 5, 5] -> ok [1, 3, 3, 5, 5]\n"
+            "some-tray: 2 pictures, exact 1 -> 2, silent-wrong 0 -> 0\n") in out
