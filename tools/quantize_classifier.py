@@ -6,12 +6,12 @@
         # reads vision/models/face_classifier.onnx, writes vision/models/face_classifier.int8.onnx
 
 The network is most of the reader's time on a frame with doubtful dice, and ONNX Runtime runs it about
-twice as fast so (0.18 ms a crop against 0.34 in float32). Each layer's range of values is
+twice as fast so (docs/reader.md, "Speed"). Each layer's range of values is
 measured on the crops the reader itself hands the classifier while reading the --pictures (static
 quantization: weights per channel, activations with one scale per tensor). The first two convolutions,
 which see the crop's raw pixels, and the last layer, whose outputs become the confidences the reader's
 rules compare with their thresholds, stay in float32: quantized too, they changed the network's answer
-on 6 % of crops instead of 2 %, for 0.125 ms a crop (docs/reader.md).
+on 6 % of crops instead of 2 % (docs/training.md).
 """
 
 from __future__ import annotations
