@@ -68,113 +68,84 @@ from .tray import Tray, TrayLike, as_tray
 # A frame must be this large to hold a readable die: at the detector's first look (320 px) the
 # smallest die it finds is about 9 px, so a smaller frame holds dice of a few pixels only.
 MIN_SIDE = 320
-# Frames larger than this (a 12-megapixel still) are halved until they are not: a die in such a frame
-# is still tens of pixels across, and every stage's cost grows with the frame. Halving (a 2x2 mean)
-# costs a few milliseconds where one area resize of a 4608x2592 frame to 4096 cost 88.
+# Frames larger than this (a 12-megapixel still) are halved until they are not: their dice are still
+# tens of pixels across, every stage's cost grows with the frame, and a 2x2 mean is cheap.
 WORK_SIDE = 4096
-# The pip count looks at the face's square itself: with a rim of tray round it (1.15 times the
-# side) it lost 15 exact readings over every source for 8 gained.
+# The pip count looks at the face's square itself: a rim of tray round it lost more readings than it
+# gained over every source.
 FACE_MARGIN = 1.0
-# How the pip count and the classifier are combined, chosen on the byler-d6 train split's dice (the
-# pip count alone is right on 66 % of them: marbled dice, tiny pips and glints fool it): a value when
-# both agree with the classifier >= AGREEMENT_MIN, or the classifier alone is >= CLASSIFIER_ALONE.
-# Agreeing from 0.5 misread a die of samples/; alone from 0.9 left many right values unread.
+# A face's value is taken where the pip count and the classifier (from AGREEMENT_MIN) agree, or the
+# classifier alone is CLASSIFIER_ALONE sure: the pip count alone is fooled by marbling, tiny pips and
+# glints. Chosen on byler-d6's train split; agreeing from 0.5 misread a die of samples/.
 AGREEMENT_MIN = 0.6
 CLASSIFIER_ALONE = 0.8
-# A faint peak (below the detector's SURE) is less likely a die to begin with, so the classifier alone
-# must be surer of its face: a screw head found faintly was once read as a two at 0.84, while the dice
-# found faintly and read alone scored 0.84 to 0.995.
+# A faint find is less likely a die, so the classifier alone must be surer of its face: a screw head
+# found faintly was read as a two at 0.84.
 FAINT_CLASSIFIER_ALONE = 0.9
 # Without the classifier the pip count is trusted when its own layout check is this sure.
 MIN_CONFIDENCE = 0.5
 # Two squares of one face reading the same value each from SQUARES_AGREE_MIN (stage 5): from 0.6 they
-# took two more wrong rolls on the held-out renders and read five more real photos wrong without a word.
+# took more wrong rolls on renders and read more real photos wrong without a word.
 SQUARES_AGREE_MIN = 0.7
-# A die's top face, nearer the camera than its foot, lies further from the picture's centre than the
-# die's outline, which takes in the side faces turned to the camera. A doubtful face more than its side
-# from the centre is read again moved outward by these shares of its side (tuning renders: two more
-# pictures read exactly, none fewer; moved inward instead, none more). Only a face the classifier already
-# reads as a value from MOVED_FROM is read so, to make it sure, not to find one: the same readings on
-# the tuning renders, in a third less time on the frames with most doubtful dice.
+# A die's top face lies further from the picture's centre than its outline, whose side faces show
+# toward the centre: a doubtful face is read again moved outward by these shares of its side, and
+# only one already read as a value from MOVED_FROM (to make a likely value sure, not to find one).
 OUTWARD_SHIFTS = (0.1, 0.2)
 MOVED_FROM = 0.5
-# A face's square may be too tight for the network (its outline took in only a lit corner) or too loose
-# (it took in a shadow): a face still doubtful after every other square, of a die with nothing to lean
-# on, is read in squares of these shares of its side too. Chosen on the dice left unread in renders f1,
-# f2, n4 and c3 (119): 24 read right from 0.8 at one of these sizes, one wrong; 0.9 and 1.1 added little.
-# As for the moved squares, only a face read as a value from MOVED_FROM: over every source and render
-# batch all but one of the faces made sure so were read so already (the other: an epanemu-d6 photo's
-# six), and reading the others cost a tenth of the slowest frames' crops.
+# A doubtful face's square may be too tight (an outline round a lit corner) or too loose (one taking in
+# a shadow): one read as a value from MOVED_FROM, of a die standing apart, is read at these sizes too.
 RESIZED = (0.8, 1.25, 1.4)
-# A die leaning on another lies within about a face's side of it, centre to centre: on renders b2 to
-# b5 and c1, 0.6 to 1.1 sides. Flat dice are as near only when they touch.
+# A die leaning on another lies within about a face's side of it, centre to centre (on renders, 0.6 to
+# 1.1 sides). Flat dice are as near only when they touch.
 LEANING_REACH = 1.25
-# A die's shadow, found as a die, lies within this many face sides of it, centre to centre: on renders n1,
-# 0.95 to 1.48 (a lamp 30 degrees above the table casts a shadow about 1.7 sides long).
+# A die's shadow, found as a die, lies within this many face sides of it, centre to centre (a lamp 30
+# degrees above the table casts a shadow about 1.7 sides long).
 SHADOW_REACH = 2.0
-# One lamp casts every die's shadow in a frame the same way: a find lying from its die within SHADOW_TURN
-# degrees of the way another die's shadow lies from it, and within SHADOW_LENGTHS times as far, lies as a
-# shadow does (renders x2 951041 and 951042: 2 to 8 degrees, 1.2 to 1.4 times; 15 to 30 degrees and 1.6
-# to 2 times read every source and render batch alike).
+# One lamp casts every shadow in a frame the same way: a find lying from its die within SHADOW_TURN
+# degrees of the way another die's shadow lies from it, and within SHADOW_LENGTHS times as far, lies
+# as a shadow does.
 SHADOW_TURN = 20.0
 SHADOW_LENGTHS = 1.6
-# A die off the frame's centre shows the side faces turned to the camera, between its top face and the
-# frame's centre; a glossy die's side face, pips and all, is found again as a die of its own, smaller
-# than the die (found at under SIDE_FACE_SIZE of its size, within SIDE_FACE_REACH of its centre, no more
-# than SIDE_FACE_TURN degrees off the line to the frame's centre). A die cocked on it is a whole die,
-# as large as the others.
+# A glossy die off the frame's centre shows a side face toward the centre, found again as a die of its
+# own: smaller than SIDE_FACE_SIZE of the die, within SIDE_FACE_REACH of it, at most SIDE_FACE_TURN
+# degrees off the line to the centre. A die cocked on it is a whole die, as large as the others.
 SIDE_FACE_SIZE = 0.6
 SIDE_FACE_REACH = 1.0
 SIDE_FACE_TURN = 60.0
-# A find read as no face this near a die read as a value (from AGREEMENT_MIN), within SIDE_FACE_NEAR of its
-# size, is its side face whatever its own size: on renders n4 the detector found a die's side face 0.43
-# to 0.48 of its size from its centre, 0.8 to 1.2 times as large. Dice touching it (found 0.52 of a size
-# away, f1 094014) or cocked on it (0.55, c3 094424) are read as values there, so are still asked about.
+# A find read as no face within SIDE_FACE_NEAR of the size of a die read as a value is its side face,
+# whatever its own size; dice touching it or cocked on it are read as values there, so are still asked about.
 SIDE_FACE_NEAR = 0.55
-# A die this far from the frame's centre (a share of the half diagonal) shows a wide lens a side face
-# nearly as large as its top face (the corners of a Camera Module 3's 16:9 frame lie 38 degrees off
-# its axis, 0.6 of the way out 25): found faintly within EDGE_SIDE_FACE_NEAR of the die's size,
-# between it and the centre, it is that side face even where the classifier guessed at a value for it
-# (renders n7 to n10, dice on a bare desk: 0.57 to 0.83 of a size away, from 0.78 of the way out).
+# A wide lens shows a die this far out (a share of the half diagonal) a side face nearly as large as its
+# top face: a faint find within EDGE_SIDE_FACE_NEAR of the die's size, between it and the frame's
+# centre, is that side face even where the classifier guessed at a value for it.
 EDGE_SHARE = 0.6
 EDGE_SIDE_FACE_NEAR = 0.85
-# Such a side face read surely as a value is let be too where the pip count does not agree, within
-# EDGE_SIDE_FACE_REACH of the die's face side: found with its shadow, 1.02 sides away (renders w2 948134).
-# Where the pip count agrees, a die touching it is as likely; but two dice lying flat are a face's side
-# apart at least, so within EDGE_SIDE_FACE_CLOSE of it the find is that side face (renders x4 954145,
-# 0.76 sides) or a die cocked on it (x1 950004, 0.94), and is asked about (flat dice there: x3 952011, 1.09).
+# Such a side face read surely as a value is let be where the pip count does not agree, within
+# EDGE_SIDE_FACE_REACH of the die's side. Where it agrees, a die touching it is as likely; but two flat
+# dice lie a face's side apart at least, so nearer than EDGE_SIDE_FACE_CLOSE it is asked about.
 EDGE_SIDE_FACE_REACH = 1.1
 EDGE_SIDE_FACE_CLOSE = 1.0
-# A face's own outline this much wider than the frame's typical die (the median face square of the
-# dice found surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its
-# colour, its shadow, the side face of a die cocked on another (renders b12 seeds 28062 and 28202, a
-# darkened sample). Its value is taken alone only from OVERSIZED_ALONE, below that where the pip count
-# agrees; a value read in the detector's square instead is not held to it. The detector's squares are
-# not judged so: sized from the whole die, they run wider than outlines, and such a rule on them lost
-# five right readings over the sources for the same two gained.
+# A face outline this much wider than the frame's typical die (the median face of the dice found
+# surely, from MIN_TYPICAL of them) has taken in more than the face: a touching die of its colour, its
+# shadow, a cocked die's side face. Its value is taken alone only from OVERSIZED_ALONE. The detector's
+# squares, sized from the whole die, run wider and are not judged so.
 OVERSIZED = 1.25
 OVERSIZED_ALONE = 0.85
-# A die the detector sizes this much larger than the frame's typical die and left without a value is
-# read in a square of the typical face's side at its centre too: its own squares take in the floor round it (an
-# ivory two on wood sized 145 px among dice of 87, read at 0.64 with no pips counted: renders w1 948023).
+# A die the detector sizes this much larger than the typical die, left without a value, is read in a
+# square of the typical face's side at its centre too: its own squares take in the floor round it.
 OVERSIZED_FIND = 1.4
 MIN_TYPICAL = 3
-# A die the detector sees only dimly (Sight.dim) is taken where the classifier (from AGREEMENT_MIN) and the
-# pip count read one value on it, and it is of the size of the frame's dice found surely (this share of
-# their median, from MIN_TYPICAL of them; with fewer, of every die found: size_of_the_dice): photo noise
-# and specks, which the classifier reads as twos surely, are a few pixels across. Nothing is said of
-# one not taken: most dim finds are no dice.
-# A die found faintly (below SURE) and smaller than that share is given no value either: it is part of
-# a face (two of a red three's pips on a red tray, renders c4 096726) or a side face; it may be a die.
+# A dim find (Sight.dim) is taken where the classifier (from AGREEMENT_MIN) and the pip count read one
+# value and it is of the frame's dice's size (these shares of size_of_the_dice): photo noise and specks,
+# which the classifier reads as twos surely, are a few pixels across. A faint find smaller than the
+# first share gets no value either: it is part of a face or a side face, and it may be a die.
 DICE_SIZED = (0.65, 1.5)
-# A find under this share of the typical die's size, however sure, is no whole die either: read as no
-# face, it is asked about only as a faint find is (a lamp's soft reflection on the tray, renders u1
-# 947003 and 947059: 0.38 and 0.42; over every source it changes no other picture's status).
+# A find under this share of the typical die's size, however sure, is no whole die: read as no face,
+# it is asked about only as a faint find is (a lamp's soft reflection on the tray).
 PART_OF_A_DIE = 0.5
-# An outline of a face and one side face (vision.pips.end_squares) whose long axis lies within END_TURN
-# degrees of the line from the frame's centre is read at its outer end too: a flat die off the centre
-# shows the side face turned to the camera there. A die cocked on another shows its side face any way
-# round: on renders, flat dice so outlined lay 5 to 22 degrees off that line, cocked dice 33 to 69.
+# An outline of a face and one side face whose long axis lies within END_TURN degrees of the line from
+# the frame's centre is read at its outer end too, where a flat die off the centre shows its top face.
+# A die cocked on another shows its side face any way round (on renders, 33 to 69 degrees off).
 END_TURN = 25.0
 
 
@@ -426,30 +397,18 @@ def tray_view(frame: np.ndarray, tray: Tray | None) -> tuple[np.ndarray, int, in
 
 def read_in_detector_squares(frame: np.ndarray, dice: list[FoundDie], classifier: FaceClassifier | None = None,
                              tray: Tray | None = None) -> list[FoundDie]:
-    """The dice, where a face not read surely enough to be taken alone is read again, in its four
-    quarter turns, in the detector's square round the whole die, and a surer face value read there
-    kept (the face's own box stays). The classifier learnt the photos' dice from their labels, upright
-    boxes round the whole die: a face's tight outline, about 0.6 of such a box, shows a dark die's dim
-    pips too small to it.
-    Only a value is taken from there: that square takes in the side faces and the tray, so its "no
-    face" says nothing about the face, and a faint guess at a value must not overrule the outline's
-    "no face" (a screw head's). And only after the large dice took the place of their pips: in a
-    square that large, a large die's pip and its neighbours look like a face of their own.
-    Where both squares read the same value, each at least SQUARES_AGREE_MIN, their confidences are combined
-    as the pip count's and the classifier's are; but only for a die standing apart (stands_apart): one
-    leaning on another die or on the tray's wall shows its top face at a slant, as a face read doubtfully
-    does, and both squares read it alike.
-    A face read as a value from MOVED_FROM, in its own square or the detector's, and still doubtful is
-    read in its own square moved outward too (OUTWARD_SHIFTS), and a value read there as surely as the
-    reader takes one alone is kept, again only for a die standing apart: a moved square reads the slanted
-    face of a die cocked on another too (renders b9, seed 25010). The detector's square counts: a black
-    four at a wide frame's edge, 0.47 in its outline and 0.74 there, is read at 0.93 moved outward
-    (renders n10a 940022).
+    """The dice, where a face not read surely enough to be taken alone is read again (stage 5), each
+    step only while it stays doubtful:
+    - in the detector's square round the whole die, in its four quarter turns: the photos' labels the
+      classifier learnt box the whole die, and a tight outline shows a dark die's dim pips too small.
+      Only a value is taken from there (that square takes in side faces and tray, so its "no face" says
+      nothing of the face), and only after the large dice took the place of their pips. Where both
+      squares read one value, each from SQUARES_AGREE_MIN, their confidences combine, but only for a
+      die standing apart (stands_apart): a cocked die's slanted face reads alike in both;
+    - for a die standing apart read as a value from MOVED_FROM, moved outward (OUTWARD_SHIFTS), then
+      in squares of other sizes (RESIZED): a value read there as surely as one taken alone is kept.
     A square is read in all four turns only while a value read there could still be of use
-    (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time.
-    Last, a face still doubtful but read as a value from MOVED_FROM, of a die standing apart, is read in
-    squares of other sizes (RESIZED), and a value read there as surely as the reader takes one alone is
-    kept."""
+    (FaceClassifier.values_in_views): where many dice are doubtful, the network takes most of the time."""
     classifier = classifier or default_classifier()
     doubtful = [index for index, die in enumerate(dice) if die.confidence < alone_from(die.spot)]
     apart = {index: stands_apart(dice, index, tray) for index in doubtful}
@@ -800,17 +759,13 @@ class DiceReader:
 
     def _read_faces(self, frame: np.ndarray, spots: list[Detection], candidates: list[FaceSquares],
                     first: list[list[Opinion]] | None = None) -> list[FoundDie]:
-        """Each die with the square of its top face and the classifier's opinion of it, of the die's
-        candidate squares the one read most surely at first sight, read again in its eight views if
-        doubtful (only that square: reading both again cost a third more time for the same readings).
-        Where two squares read different values, both are read again in their views and the surer
-        kept: an outline taking in a die's shadow and its neighbour read a five as a six at 0.88 at
-        first sight, 0.49 in its views, while the detector's square read the five at 0.89 there
-        (renders n4 094265). Where both still read their different values as surely as the reader takes
-        one alone, neither is taken: the face is left unread here, to be read in the detector's square
-        round the whole die (read_in_detector_squares). An outline twice a white die's size on a grey
-        floor took in its side face's pips, a six at 0.916 against the detector's square's five at
-        0.914 (renders f5 095457). `first`: the squares' first-sight opinions, when already read."""
+        """Each die with the square of its top face and the classifier's opinion of it: of its candidate
+        squares the one read most surely at first sight, read again in its eight views if doubtful.
+        Where two squares read different values, both are read again in their views and the surer kept
+        (an outline taking in a die's shadow and its neighbour read a five as a six surely at first
+        sight only); where both still read their values as surely as one is taken alone, neither is,
+        and the face is left to read_in_detector_squares. `first`: the squares' first-sight opinions,
+        when already read."""
         if self.classifier is None:
             return [FoundDie(spot, squares[0], None, squares[0] == outline, blob)
                     for spot, (squares, outline, blob) in zip(spots, candidates)]
