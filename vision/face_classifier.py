@@ -52,7 +52,7 @@ NOT_A_FACE = len(FACE_VALUES)
 CLASS_COUNT = NOT_A_FACE + 1
 # The network as trained, in float32: training goes on from it, and the one the reader runs is made
 # from it by tools/quantize_classifier.py, its middle layers in 8-bit integers: about twice as fast,
-# and over the photo sets and renders the same answer on 99.3 % of the crops it was quantized on (docs/training.md).
+# with the trained network's answer on 99.3 % of the crops it was quantized on (docs/training.md).
 TRAINED_PATH = Path(__file__).resolve().parent / "models" / "face_classifier.onnx"
 MODEL_PATH = TRAINED_PATH.with_suffix(".int8.onnx")
 # A face read below this probability is read again in its eight symmetric views (the four quarter
