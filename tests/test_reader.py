@@ -1544,3 +1544,24 @@ def test_dim_finds_are_taken_by_the_size_of_the_dice_found_surely_or_else_of_all
     found = [FoundDie(Detection(100.0 * index, 100.0, sizes[index], score), ((100.0 * index, 100.0), (40, 40), 0.0),
                       None) for index, score in enumerate(scores)]
     assert size_of_the_dice(found) == size
+
+
+@pytest.mark.parametrize("first, dim_at, kept_centre, kept", [
+    # Two dice of one colour touching, outlined as one: the dim find is the second die's own centre.
+    ((2, 0.55), (424, 300), (424, 300), (4, 0.95)),
+    ((None, 0.6), (424, 300), (424, 300), (4, 0.95)),
+    ((2, 0.95), (424, 300), (400, 300), (2, 0.95)),  # read surely already: nothing to mend
+    ((2, 0.55), (405, 300), (400, 300), (2, 0.55)),  # a dim find at its own centre is the die found again
+    ((2, 0.55), (460, 300), (400, 300), (2, 0.55)),  # off its face: a die of its own, read_dim's
+])
+def test_a_doubtful_face_holding_a_dim_find_off_its_centre_is_read_there_too(first, dim_at, kept_centre, kept):
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    spot = Detection(400, 300, 80, 0.5)
+    die = reader.FoundDie(spot, FaceBox((400.0, 300.0), (70.0, 70.0), 0.0), Opinion(*first))
+    classifier = _SureOnlyOnTheFace((424.0, 300.0))
+    read = reader.DiceReader(_FakeDetector([]), classifier).read_at_dim_finds_on_face(
+        tray(colour=(60, 120, 40), seed=3), [die], [Detection(*dim_at, 50, 0.25)])
+    assert read[0].box.centre == kept_centre and read[0].opinion == Opinion(*kept)

@@ -14,8 +14,9 @@
    (the two squares reading one value make it surer, for a die with nothing to lean on), and for such
    a die in its square moved outward and in squares of other sizes; where it is
    still not sure, the pips are counted too (vision.pips), and a value is taken when both agree, for
-   a die found surely only when it has nothing to lean on; a die seen only dimly is taken where both
-   read one value there and it has the size of the frame's dice;
+   a die found surely only when it has nothing to lean on; a doubtful die is read at a dim find off
+   its centre too (two dice of one colour touching, outlined as one); a die seen only dimly is taken
+   where both read one value there and it has the size of the frame's dice;
 6. judge: each die gets its value, or the reading becomes "unsure" with a problem saying what and
    where (ProblemKind). Anything doubtful makes the whole reading unsure, never a confident wrong value
    (a face outlined far wider than the frame's other dice needs a surer classifier or the pips); but
@@ -135,6 +136,9 @@ OVERSIZED_ALONE = 0.85
 # square of the typical face's side at its centre too: its own squares take in the floor round it.
 OVERSIZED_FIND = 1.4
 MIN_TYPICAL = 3
+# A dim find on a doubtful die's face, this many face sides or more from its centre, may be the centre
+# of a second die its square takes in; nearer, it is the same die found again.
+DIM_OFF_CENTRE = 0.2
 # A dim find (Sight.dim) is taken where the classifier (from AGREEMENT_MIN) and the pip count read one
 # value and it is of the frame's dice's size (these shares of size_of_the_dice): photo noise and specks,
 # which the classifier reads as twos surely, are a few pixels across. A faint find smaller than the
@@ -691,7 +695,33 @@ class DiceReader:
             found = with_large_dice(found, large)
         if self.classifier is not None:
             found = self.read_oversized_at_typical_side(frame, found)
+            found = self.read_at_dim_finds_on_face(frame, found, sight.dim)
             found = read_in_detector_squares(frame, found, self.classifier, tray)
+        return found
+
+    def read_at_dim_finds_on_face(self, frame: np.ndarray, found: list[FoundDie],
+                                  dim: list[Detection]) -> list[FoundDie]:
+        """The dice, where a doubtful one holds a dim find on its face, off its centre and on no other
+        die's face, read again in that find's squares, and the surest kept where it reads a value surer
+        than before: two dice of one colour touching are outlined as one, the square straddling both,
+        while the detector sees the second die's own centre only dimly (samples/ synth_00003)."""
+        assert self.classifier is not None
+        found = list(found)
+        for index, die in enumerate(found):
+            if die.confidence >= alone_from(die.spot):
+                continue
+            centres = [spot for spot in dim if on_face(die.box, spot.x, spot.y)
+                       and math.dist((spot.x, spot.y), die.box.centre) >= DIM_OFF_CENTRE * die.box.size[0]
+                       and not any(on_face(other.box, spot.x, spot.y) for other in found if other is not die)]
+            squares = [square for spot in centres for square in face_boxes(frame, spot).squares]
+            if not squares:
+                continue
+            least = max(die.confidence, AGREEMENT_MIN)
+            read = [Opinion(*(opinion or (None, 0.0)))
+                    for opinion in self.classifier.values_in_views(frame, squares, [least] * len(squares))]
+            box, opinion = surest(squares, read)
+            if opinion.value is not None and opinion.confidence > die.confidence:
+                found[index] = replace(die, box=box, opinion=opinion, outlined=False)
         return found
 
     def read_oversized_at_typical_side(self, frame: np.ndarray, found: list[FoundDie]) -> list[FoundDie]:
