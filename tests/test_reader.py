@@ -1565,3 +1565,20 @@ def test_a_doubtful_face_holding_a_dim_find_off_its_centre_is_read_there_too(fir
     read = reader.DiceReader(_FakeDetector([]), classifier).read_at_dim_finds_on_face(
         tray(colour=(60, 120, 40), seed=3), [die], [Detection(*dim_at, 50, 0.25)])
     assert read[0].box.centre == kept_centre and read[0].opinion == Opinion(*kept)
+
+
+def test_a_dim_find_on_another_dies_face_too_is_left_to_that_die():
+    """Where the dim find lies on a second die's face as well, it is that die found again, not a die the
+    doubtful one's square hides."""
+    from vision import reader
+    from vision.die_detector import Detection
+    from vision.face_classifier import FaceBox, Opinion
+
+    doubtful = reader.FoundDie(Detection(400, 300, 80, 0.5), FaceBox((400.0, 300.0), (70.0, 70.0), 0.0),
+                               Opinion(2, 0.55))
+    neighbour = reader.FoundDie(Detection(450, 300, 80, 0.9), FaceBox((450.0, 300.0), (70.0, 70.0), 0.0),
+                                Opinion(5, 0.97))
+    classifier = _SureOnlyOnTheFace((424.0, 300.0))
+    read = reader.DiceReader(_FakeDetector([]), classifier).read_at_dim_finds_on_face(
+        tray(colour=(60, 120, 40), seed=3), [doubtful, neighbour], [Detection(424, 300, 50, 0.25)])
+    assert read == [doubtful, neighbour] and classifier.read_in_views == []
